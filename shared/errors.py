@@ -1,0 +1,21 @@
+"""Errors that carry a human-readable reason for the user.
+
+A ``DocumentError`` means the input itself is bad (corrupt, encrypted, empty, mislabelled,
+too large): retrying cannot help, so consumers fail the document at once with ``reason``.
+Any other exception is treated as transient and retried a bounded number of times.
+"""
+
+
+class DocumentError(Exception):
+    """The document cannot be processed; ``reason`` is shown to the user as is.
+
+    Args:
+        reason: one or two plain sentences, no stack trace, e.g.
+            "The PDF is password-protected; upload a copy without a password."
+        code: a short machine-readable label used for the failure metric, e.g. "encrypted".
+    """
+
+    def __init__(self, reason: str, code: str = "unreadable") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code

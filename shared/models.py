@@ -1,0 +1,85 @@
+"""Data shapes passed between pipeline stages (stored as MinIO objects, referenced by events).
+
+Conventions: page numbers are 1-based and ``None`` for formats without pages (DOCX, TXT);
+sizes are in tokens (cl100k_base) unless the name says bytes or chars.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+FileType = Literal["pdf", "docx", "txt"]
+StrategyName = Literal["token", "question"]
+STRATEGIES: tuple[str, ...] = ("token", "question")
+
+
+class PageText(BaseModel):
+    """Text of one page of a document.
+
+    ``page_number`` is 1-based for PDFs and ``None`` for DOCX/TXT, whose whole body is one
+    "page". ``scanned`` marks a PDF page with (almost) no text layer for its area.
+    ``tables`` holds markdown tables found on the page (filled by the table stage, later).
+    """
+
+    page_number: int | None
+    text: str
+    char_count: int = 0
+    scanned: bool = False
+    tables: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ParsedDocument(BaseModel):
+    """Output of the parser: per-page text of one uploaded file.
+
+    Stored as JSON in MinIO at ``documents/{document_id}/parsed/pages.json``.
+    """
+
+    schema_version: Literal[1] = 1
+    document_id: str
+    filename: str
+    file_type: FileType
+    page_count: int
+    pages: list[PageText]
+    extractor: str = ""
+    warnings: list[str] = Field(default_factory=list)
+
+    def full_text(self) -> str:
+        """All page texts joined with a newline (DOCX/TXT: the body text)."""
+        return "\n".join(p.text for p in self.pages)
+
+
+class Chunk(BaseModel):
+    """One retrievable unit produced by a chunking strategy.
+
+    ``text`` is what a reader sees and what is stored in ChromaDB; ``embed_text`` (when set)
+    is what gets embedded instead (e.g. question + answer for a Q&A pair).
+    ``metadata`` holds strategy-specific flat fields (str/int/float/bool only, so they can be
+    stored as ChromaDB metadata); ``page_number`` is the page the chunk belongs to (token
+    strategy: its main page; question strategy: the page where the question starts).
+    """
+
+    chunk_index: int
+    text: str
+    embed_text: str | None = None
+    page_number: int | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def chunk_id(self, document_id: str) -> str:
+        """Deterministic id ``{document_id}_{chunk_index}`` (seed 002 format): a redelivered
+        event upserts the same ids instead of adding duplicates."""
+        return f"{document_id}_{self.chunk_index}"
+
+
+class ChunkSet(BaseModel):
+    """All chunks of one document, as the splitter stored them in MinIO
+    (``documents/{document_id}/chunks.json``)."""
+
+    schema_version: Literal[1] = 1
+    document_id: str
+    filename: str
+    strategy: StrategyName
+    strategy_used: str
+    file_type: FileType
+    chunks: list[Chunk]
+    notes: list[str] = Field(default_factory=list)

@@ -1,0 +1,82 @@
+"""One pydantic-settings ``Settings`` class read from the environment (and ``.env``).
+
+Nothing else in the project reads ``os.environ``. Sizes are bytes, times seconds,
+token counts are cl100k_base tokens.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Configuration shared by every service; each service uses the part it needs."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    # --- infrastructure -------------------------------------------------------------
+    kafka_bootstrap: str = "localhost:9092"
+    kafka_topic_partitions: int = 6
+    minio_endpoint: str = "localhost:9000"
+    minio_access_key: str = "minioadmin"
+    minio_secret_key: str = "minioadmin"
+    minio_secure: bool = False
+    minio_bucket: str = "legco"
+    chroma_host: str = "localhost"
+    chroma_port: int = 8000
+    chroma_collection: str = "legco_chunks"
+
+    # --- embeddings (any OpenAI-compatible /v1/embeddings endpoint) -------------------
+    embeddings_base_url: str = "http://localhost:8200/v1"
+    embeddings_api_key: str = "local"
+    embeddings_model: str = "multilingual-e5-small"
+    # e5 models expect "query: " / "passage: " prefixes; set both empty for other models.
+    embeddings_query_prefix: str = "query: "
+    embeddings_passage_prefix: str = "passage: "
+    embeddings_batch_size: int = 32
+
+    # --- chat LLM (optional) ---------------------------------------------------------
+    llm_base_url: str = ""
+    llm_api_key: str = ""
+    llm_model: str = ""
+    llm_timeout_s: float = 60.0
+
+    # --- gateway / limits ------------------------------------------------------------
+    gateway_host: str = "127.0.0.1"
+    gateway_port: int = 8080
+    query_service_url: str = "http://127.0.0.1:8104"
+    max_upload_bytes: int = 100 * 1024 * 1024
+    max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
+    parse_timeout_s: float = 120.0
+    parse_memory_limit_bytes: int = 2 * 1024 * 1024 * 1024
+    # A PDF page with fewer characters than this per A4-sized area counts as scanned.
+    scanned_min_chars_per_page: int = 40
+
+    # --- chunking --------------------------------------------------------------------
+    chunk_size_tokens: int = 1000
+    chunk_overlap_tokens: int = 200
+    page_overlap_tokens: int = 200
+    qa_max_chunk_tokens: int = 3000
+    qa_include_internal_refs: bool = True
+
+    # --- consumers -------------------------------------------------------------------
+    handler_max_attempts: int = 3
+    handler_retry_base_s: float = 0.5
+
+    # --- query -----------------------------------------------------------------------
+    query_top_k: int = 5
+
+    department_default: str = Field(default="default", description="department key stamped on every record")
+
+    @property
+    def llm_enabled(self) -> bool:
+        """True when a chat LLM endpoint and model are configured."""
+        return bool(self.llm_base_url and self.llm_model)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings, read once from the environment."""
+    return Settings()
