@@ -1,0 +1,61 @@
+"""The one entry point the splitter service and the CLI call."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from services.splitter.strategies.base import ChunkingStrategy
+from services.splitter.strategies.token import TokenStrategy
+from shared.models import STRATEGIES, ChunkSet, ParsedDocument
+from shared.settings import Settings
+
+if TYPE_CHECKING:
+    from services.splitter.llm_check import BoundaryChecker
+
+
+def get_strategy(strategy: str, settings: Settings, llm: "BoundaryChecker | None" = None) -> ChunkingStrategy:
+    """The strategy object for ``strategy`` (``"token"`` or ``"question"``).
+
+    Raises:
+        ValueError: unknown strategy name.
+    """
+    if strategy == "token":
+        return TokenStrategy(settings)
+    if strategy == "question":
+        from services.splitter.strategies.question import QuestionStrategy
+
+        return QuestionStrategy(settings, llm=llm)
+    raise ValueError(f"unknown chunking strategy {strategy!r}; expected one of {STRATEGIES}")
+
+
+def split_document(
+    doc: ParsedDocument, strategy: str, settings: Settings, llm: "BoundaryChecker | None" = None
+) -> ChunkSet:
+    """Chunk a parsed document with the named strategy.
+
+    Args:
+        doc: parser output (pages 1-based for PDF, one page with ``page_number=None`` for
+            DOCX/TXT).
+        strategy: ``"token"`` or ``"question"``; the question strategy falls back to token
+            chunking (``strategy_used="token"`` + a note) when the document has no Q&A.
+        settings: chunk sizes in tokens (cl100k_base), Q&A options.
+        llm: optional boundary checker for ambiguous Q&A boundaries; ``None`` keeps the
+            deterministic result.
+
+    Returns:
+        A ``ChunkSet`` whose chunks are numbered 0..n-1 in document order.
+
+    Raises:
+        ValueError: unknown strategy name.
+    """
+    impl = get_strategy(strategy, settings, llm)
+    result = impl.chunk(doc)
+    chunks = [c.model_copy(update={"chunk_index": i}) for i, c in enumerate(result.chunks)]
+    return ChunkSet(
+        document_id=doc.document_id,
+        filename=doc.filename,
+        strategy=strategy,  # type: ignore[arg-type]
+        strategy_used=result.strategy_used,
+        file_type=doc.file_type,
+        chunks=chunks,
+        notes=list(result.notes),
+    )
