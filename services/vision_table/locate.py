@@ -7,8 +7,8 @@ all whitespace removed:
 
 1. exact: the fragment's cells concatenated row by row (whitespace removed) is a
    substring of the page text (whitespace removed);
-2. anchored: otherwise the span from the first cells' text to the last cells'
-   text is accepted if its length is within ``LENGTH_SLACK`` of the table text
+2. anchored: otherwise the span from the first row's text (up to
+   ``ANCHOR_CHARS``) to the last row's text is accepted if its length is within ``LENGTH_SLACK`` of the table text
    and ``MIN_OVERLAP`` of its characters (as a multiset) are table characters
    (covers a different cell order inside rows, e.g. vertically merged cells).
 
@@ -63,13 +63,14 @@ def locate_table_span(page_text: str, table: ExtractedTable, page: int) -> tuple
     pos = hay.find(target)
     if pos >= 0:
         return index[pos], index[pos + len(target) - 1] + 1
-    return _anchored(hay, index, target)
+    rows = [r for r in (_squeeze("".join(row))[0] for row in frag.rows) if r]
+    return _anchored(hay, index, target, rows[0][:ANCHOR_CHARS], rows[-1][-ANCHOR_CHARS:])
 
 
-def _anchored(hay: str, index: list[int], target: str) -> tuple[int, int] | None:
-    n = len(target)
-    a = min(ANCHOR_CHARS, n)
-    head, tail = target[:a], target[-a:]
+def _anchored(hay: str, index: list[int], target: str, head: str, tail: str) -> tuple[int, int] | None:
+    """Best span starting with ``head`` and ending with ``tail`` whose length and
+    character multiset match ``target``."""
+    n, a = len(target), len(tail)
     best: tuple[float, int, int] | None = None
     start = hay.find(head)
     while start >= 0:
