@@ -8,9 +8,9 @@ all whitespace removed:
 1. exact: the fragment's cells concatenated row by row (whitespace removed) is a
    substring of the page text (whitespace removed);
 2. anchored: otherwise the span from the first row's text (up to
-   ``ANCHOR_CHARS``) to the last row's text is accepted if its length is within ``LENGTH_SLACK`` of the table text
-   and ``MIN_OVERLAP`` of its characters (as a multiset) are table characters
-   (covers a different cell order inside rows, e.g. vertically merged cells).
+   ``ANCHOR_CHARS``) to the last row's text is accepted if its length is within
+   ``LENGTH_SLACK`` of the table text and ``MIN_OVERLAP`` of its characters (as a
+   multiset) are table characters (covers a different cell order inside rows, e.g. vertically merged cells).
 
 The returned span starts at the first table character and ends after the last
 one, in the original page text, so replacing ``text[start:end]`` with markdown
