@@ -1,0 +1,194 @@
+"""Per-page text of a PDF: pypdf first, pypdfium2 as fallback, scan and garble detection.
+
+Why pypdf first: on the corpus both reach the same truth-string recall, but pypdfium2's
+failures are silent (text repeated 21x on a self-referencing form, C16b; characters dropped
+from Big5 CID text, C01b; spaces between English words lost in browser-printed PDFs)
+while pypdf's one failure (whole pages of mis-decoded CJK in hk_policy_address_2019_zh.pdf)
+is caught by ``garble_score`` and repaired page by page from pypdfium2. pypdfium2 is ~7x
+faster, but pypdf's ~55 pages/s is ample for briefing papers. Figures: README.md and
+``bench/parser_compare.py``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shared.errors import DocumentError
+from shared.models import PageText
+from shared.settings import Settings
+
+from .pdf_backends import NO_PAGES_REASON, PDFIUM, PYPDF, Backend, RawPage
+from .textquality import count_visible_chars, garble_score, normalise_text, strip_control_chars
+
+#: Area of an A4 page in PDF points (595.276 x 841.89 pt); scan threshold is per A4 area.
+A4_AREA_PT2 = 595.276 * 841.89
+
+
+@dataclass
+class PdfText:
+    """Result of ``extract_pdf_text``.
+
+    ``pages`` are 1-based and complete (one per PDF page); ``extractor`` names the library
+    used (``"pypdf"``, ``"pypdfium2"`` or ``"pypdf+pypdfium2"`` when pages were mixed);
+    ``warnings`` are sentences for the user about pages without usable text.
+    """
+
+    pages: list[PageText]
+    extractor: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def scan_threshold_chars(width_pt: float, height_pt: float, min_chars_per_a4: int) -> float:
+    """Characters a page of ``width_pt`` x ``height_pt`` points needs not to count as scanned:
+    ``min_chars_per_a4`` scaled by the page area relative to A4."""
+    return min_chars_per_a4 * (abs(width_pt * height_pt) / A4_AREA_PT2)
+
+
+def format_pages(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3, 5"`` (1-based page numbers, sorted ascending)."""
+    parts: list[str] = []
+    start = prev = None
+    for n in sorted(numbers):
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = prev = n
+    if start is not None:
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+    return ", ".join(parts)
+
+
+def _plural(numbers: list[int]) -> str:
+    return ("Page " if len(numbers) == 1 else "Pages ") + format_pages(numbers)
+
+
+class _Fallback:
+    """Reads the document with the fallback backend once, on first use."""
+
+    def __init__(self, backend: Backend, data: bytes) -> None:
+        self.backend = backend
+        self._data = data
+        self._pages: list[RawPage] | None = None
+        self._failed = False
+
+    def page(self, number: int, expected_count: int) -> RawPage | None:
+        if self._pages is None and not self._failed:
+            try:
+                self._pages = self.backend.read(self._data)
+            except Exception:  # noqa: BLE001 - a failing fallback just means "no better text"
+                self._failed = True
+        if not self._pages or len(self._pages) != expected_count:
+            return None
+        return self._pages[number - 1]
+
+
+def _read_primary(data: bytes) -> tuple[list[RawPage], Backend, Backend | None]:
+    """Read with pypdf, or with pypdfium2 when pypdf cannot open the file."""
+    try:
+        return PYPDF.read(data), PYPDF, PDFIUM
+    except DocumentError as exc:
+        if exc.code == "encrypted":
+            raise
+        first_error: Exception = exc
+    except Exception as exc:  # noqa: BLE001 - an unexpected pypdf bug: try the other library
+        first_error = exc
+    try:
+        return PDFIUM.read(data), PDFIUM, None
+    except DocumentError:
+        if isinstance(first_error, DocumentError):
+            raise first_error from None
+        raise
+
+
+def extract_pdf_text(data: bytes, settings: Settings) -> PdfText:
+    """Extract normalised text of every page of the PDF in ``data``.
+
+    Args:
+        data: the PDF file's bytes.
+        settings: uses ``scanned_min_chars_per_page`` (characters per A4-sized area).
+
+    Returns:
+        ``PdfText`` with one ``PageText`` per page (1-based). A page whose text is garbled
+        in both libraries gets empty text, ``scanned=True`` (it needs OCR) and a warning;
+        a page with fewer characters than the area-scaled threshold that draws an image
+        is ``scanned=True`` (its text, e.g. a paper-number stamp, is kept); a page with no
+        text and no image is blank (empty text, ``scanned=False``). A document without any
+        usable text is returned, not rejected: the pipeline decides.
+
+    Raises:
+        DocumentError: ``encrypted`` (needs a password), ``corrupt`` (neither library can
+            open it), ``no_pages`` (zero pages).
+    """
+    raw_pages, primary, fallback_backend = _read_primary(data)
+    if not raw_pages:
+        raise DocumentError(NO_PAGES_REASON, code="no_pages")
+    fallback = _Fallback(fallback_backend, data) if fallback_backend else None
+
+    pages: list[PageText] = []
+    used: set[str] = set()
+    scanned: list[int] = []
+    blank: list[int] = []
+    garbled: list[int] = []
+    repaired: list[int] = []
+    for raw in raw_pages:
+        text = normalise_text(raw.text)
+        source = primary.name
+        has_images = raw.has_images
+        threshold = scan_threshold_chars(raw.width_pt, raw.height_pt, settings.scanned_min_chars_per_page)
+        is_garbled = garble_score(text).garbled
+        low_text = count_visible_chars(text) < threshold
+        if fallback and (is_garbled or low_text):
+            alt = fallback.page(raw.page_number, len(raw_pages))
+            if alt is not None:
+                alt_text = normalise_text(alt.text)
+                alt_garbled = garble_score(alt_text).garbled
+                if has_images is None:
+                    has_images = alt.has_images
+                elif alt.has_images:
+                    has_images = True
+                better = (is_garbled and not alt_garbled) or (
+                    not alt_garbled and count_visible_chars(alt_text) > count_visible_chars(text)
+                )
+                if better:
+                    if is_garbled:
+                        repaired.append(raw.page_number)
+                    text, source, is_garbled = alt_text, fallback.backend.name, False
+                    low_text = count_visible_chars(text) < threshold
+        if is_garbled:
+            garbled.append(raw.page_number)
+            pages.append(PageText(page_number=raw.page_number, text="", char_count=0, scanned=True))
+            continue
+        text = strip_control_chars(text)
+        used.add(source)
+        is_scanned = low_text and has_images is not False
+        if is_scanned:
+            scanned.append(raw.page_number)
+        elif not text:
+            blank.append(raw.page_number)
+        pages.append(
+            PageText(page_number=raw.page_number, text=text, char_count=len(text), scanned=is_scanned)
+        )
+
+    warnings: list[str] = []
+    if scanned:
+        warnings.append(
+            f"{_plural(scanned)} of {len(pages)} look scanned (images with little or no text layer); "
+            "they need OCR to be searchable."
+        )
+    if garbled:
+        warnings.append(
+            f"{_plural(garbled)}: the text layer is garbled (fonts without a character mapping); "
+            "needs OCR."
+        )
+    if blank:
+        warnings.append(f"{_plural(blank)} blank (no text).")
+    if repaired:
+        warnings.append(
+            f"{_plural(repaired)}: text read with {fallback.backend.name if fallback else ''} because "
+            f"{primary.name} returned garbled text."
+        )
+    order = [b for b in (primary.name, fallback_backend.name if fallback_backend else "") if b in used]
+    extractor = "+".join(order) if order else primary.name
+    return PdfText(pages=pages, extractor=extractor, warnings=warnings)

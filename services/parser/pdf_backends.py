@@ -1,0 +1,170 @@
+"""Thin wrappers around the two PDF libraries: open (empty-password aware) and read pages.
+
+Each backend turns the library's exceptions into ``DocumentError`` with a readable reason
+and returns plain data (``RawPage``), so ``pdf.py`` can compare and combine them.
+"""
+from __future__ import annotations
+
+import io
+import logging
+from dataclasses import dataclass
+from typing import Callable
+
+import pypdf
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+from pypdf.errors import FileNotDecryptedError, PdfReadError
+
+from shared.errors import DocumentError
+
+ENCRYPTED_REASON = (
+    "The PDF is password-protected; upload a copy without a password (or with the "
+    "password removed)."
+)
+CORRUPT_REASON = (
+    "The PDF is damaged or incomplete (it may have been cut off during download); "
+    "upload the complete file."
+)
+NO_PAGES_REASON = "The PDF has no pages; there is nothing to read."
+
+
+@dataclass(frozen=True)
+class RawPage:
+    """One page as a backend read it.
+
+    ``page_number`` is 1-based; ``text`` is the library's text as is (not normalised);
+    ``width_pt``/``height_pt`` are the visible (crop box) size in PDF points (1/72 inch);
+    ``has_images`` is True when the page draws at least one raster image (None = unknown).
+    """
+
+    page_number: int
+    text: str
+    width_pt: float
+    height_pt: float
+    has_images: bool | None
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A named page reader: ``read(data) -> list[RawPage]`` raising ``DocumentError``."""
+
+    name: str
+    read: Callable[[bytes], list[RawPage]]
+
+
+# --------------------------------------------------------------------------- pypdf
+
+
+def open_pypdf(data: bytes) -> pypdf.PdfReader:
+    """Open ``data`` with pypdf, decrypting with the empty user password if needed.
+
+    Raises:
+        DocumentError: code ``encrypted`` if a real password is required, ``corrupt`` if
+            the file cannot be read as a PDF.
+    """
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            if not reader.decrypt(""):
+                raise DocumentError(ENCRYPTED_REASON, code="encrypted")
+        return reader
+    except DocumentError:
+        raise
+    except FileNotDecryptedError as exc:
+        raise DocumentError(ENCRYPTED_REASON, code="encrypted") from exc
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError,
+            OSError, RecursionError, AssertionError, NotImplementedError) as exc:
+        raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
+
+
+def _pypdf_has_images(page: pypdf.PageObject) -> bool | None:
+    try:
+        return len(page.images) > 0
+    except Exception:  # noqa: BLE001 - image listing is only a hint for scan detection
+        return None
+
+
+def read_pypdf(data: bytes) -> list[RawPage]:
+    """Per-page text with pypdf (``extract_text()`` in its default plain mode).
+
+    Raises:
+        DocumentError: as ``open_pypdf``; code ``corrupt`` if page content cannot be read.
+    """
+    reader = open_pypdf(data)
+    pages: list[RawPage] = []
+    try:
+        for i, page in enumerate(reader.pages, start=1):
+            box = page.cropbox
+            pages.append(
+                RawPage(
+                    page_number=i,
+                    text=page.extract_text() or "",
+                    width_pt=abs(float(box.width)),
+                    height_pt=abs(float(box.height)),
+                    has_images=_pypdf_has_images(page),
+                )
+            )
+    except FileNotDecryptedError as exc:
+        raise DocumentError(ENCRYPTED_REASON, code="encrypted") from exc
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError,
+            OSError, RecursionError, AssertionError, NotImplementedError, ZeroDivisionError) as exc:
+        raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
+    return pages
+
+
+# ------------------------------------------------------------------------ pypdfium2
+
+
+def open_pdfium(data: bytes) -> pdfium.PdfDocument:
+    """Open ``data`` with pypdfium2 (PDFium tries the empty user password itself).
+
+    Raises:
+        DocumentError: code ``encrypted`` for a wrong/missing password, ``corrupt`` otherwise.
+    """
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if getattr(exc, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD or "password" in str(exc).lower():
+            raise DocumentError(ENCRYPTED_REASON, code="encrypted") from exc
+        raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
+
+
+def read_pdfium(data: bytes) -> list[RawPage]:
+    """Per-page text with pypdfium2 (``PdfTextPage.get_text_bounded()``; U+0002 -> "-").
+
+    Raises:
+        DocumentError: as ``open_pdfium``; code ``corrupt`` if a page cannot be loaded.
+    """
+    doc = open_pdfium(data)
+    pages: list[RawPage] = []
+    try:
+        for i in range(len(doc)):
+            page = doc[i]
+            try:
+                width, height = page.get_size()
+                textpage = page.get_textpage()
+                try:
+                    text = textpage.get_text_bounded()
+                finally:
+                    textpage.close()
+                has_images = next(iter(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE])), None) is not None
+            finally:
+                page.close()
+            # PDFium reports a hyphen at a line break as U+0002; restore the printed hyphen.
+            text = text.replace("\x02", "-")
+            pages.append(RawPage(i + 1, text, abs(width), abs(height), has_images))
+    except pdfium.PdfiumError as exc:
+        raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
+    finally:
+        doc.close()
+    return pages
+
+
+PYPDF = Backend("pypdf", read_pypdf)
+PDFIUM = Backend("pypdfium2", read_pdfium)
+BACKENDS: dict[str, Backend] = {b.name: b for b in (PYPDF, PDFIUM)}
+
+
+def quiet_pypdf_logging() -> None:
+    """pypdf logs a warning per recoverable defect; keep them out of service logs."""
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
