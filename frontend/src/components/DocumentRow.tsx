@@ -1,0 +1,131 @@
+import { Alert, Badge, Button, Collapse, Group, List, Paper, Stack, Text } from '@mantine/core';
+import type { DocumentInfo } from '../types';
+import { formatDate, strategyBadgeLabel, strategyColor } from '../lib/format';
+import { ChunkList } from './ChunkList';
+import { ConfirmDelete } from './ConfirmDelete';
+import { ProgressBar } from './ProgressBar';
+
+const STATUS_COLORS: Record<string, string> = {
+  queued: 'gray',
+  processing: 'yellow',
+  indexed: 'green',
+  failed: 'red',
+};
+
+const STATUS_LABELS: Record<string, string> = {
+  queued: 'Queued',
+  processing: 'Processing',
+  indexed: 'Indexed',
+  failed: 'Failed',
+};
+
+export function StrategyBadge({ strategy }: { strategy: string }) {
+  return (
+    <Badge color={strategyColor(strategy)} variant="light" data-strategy={strategy} data-color={strategyColor(strategy)}>
+      {strategyBadgeLabel(strategy)}
+    </Badge>
+  );
+}
+
+export interface DocumentRowProps {
+  doc: DocumentInfo;
+  expanded: boolean;
+  onToggle: () => void;
+  onDelete: () => void;
+  deleting?: boolean;
+  /** Set when this upload replaced earlier documents with the same filename. */
+  replacedCount?: number;
+}
+
+export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, replacedCount = 0 }: DocumentRowProps) {
+  const inProgress = doc.status === 'queued' || doc.status === 'processing';
+  const fellBack = doc.strategy_used && doc.strategy_used !== doc.strategy;
+  const chunkRegion = `chunks-${doc.document_id}`;
+
+  return (
+    <Paper withBorder radius="md" p="sm" component="article" aria-label={doc.filename}>
+      <Group justify="space-between" align="flex-start" gap="sm" wrap="wrap">
+        <Stack gap={6} style={{ minWidth: 0, flex: '1 1 320px' }}>
+          <Text fw={600} style={{ wordBreak: 'break-word' }}>
+            {doc.filename}
+          </Text>
+          <Group gap="xs" wrap="wrap">
+            <StrategyBadge strategy={doc.strategy} />
+            {fellBack && (
+              <Badge color="gray" variant="outline" title="The chosen strategy found nothing to split on">
+                Fell back to {doc.strategy_used}
+              </Badge>
+            )}
+            <Badge color={STATUS_COLORS[doc.status] ?? 'gray'} variant="dot" data-testid="status-badge">
+              {STATUS_LABELS[doc.status] ?? doc.status}
+            </Badge>
+            {replacedCount > 0 && (
+              <Badge color="cyan" variant="outline">
+                Replaced previous upload
+              </Badge>
+            )}
+            <Text size="sm" c="dimmed">
+              {doc.chunk_count} {doc.chunk_count === 1 ? 'chunk' : 'chunks'}
+            </Text>
+            {doc.page_count != null && (
+              <Text size="sm" c="dimmed">
+                · {doc.page_count} {doc.page_count === 1 ? 'page' : 'pages'}
+              </Text>
+            )}
+            <Text size="sm" c="dimmed">
+              · {doc.file_type.toUpperCase()} · uploaded{' '}
+              <time dateTime={doc.upload_date}>{formatDate(doc.upload_date)}</time>
+            </Text>
+          </Group>
+        </Stack>
+        <Group gap="xs" wrap="nowrap">
+          <Button
+            variant="default"
+            size="xs"
+            onClick={onToggle}
+            aria-expanded={expanded}
+            aria-controls={chunkRegion}
+            aria-label={`${expanded ? 'Hide' : 'Show'} chunks of ${doc.filename}`}
+          >
+            {expanded ? 'Hide chunks' : 'Show chunks'}
+          </Button>
+          <ConfirmDelete
+            label={`Delete document ${doc.filename}`}
+            title="Delete this document?"
+            message={`"${doc.filename}" and all ${doc.chunk_count} of its chunks will be removed from the database.`}
+            onConfirm={onDelete}
+            loading={deleting}
+          />
+        </Group>
+      </Group>
+
+      {inProgress && (
+        <div style={{ marginTop: 'var(--mantine-spacing-sm)' }}>
+          <ProgressBar doc={doc} />
+        </div>
+      )}
+      {doc.status === 'failed' && (
+        <Alert color="red" variant="light" mt="sm" title="Processing failed">
+          {doc.error || 'No reason was given.'}
+        </Alert>
+      )}
+      {doc.warnings?.length > 0 && (
+        <Alert color="yellow" variant="light" mt="sm" title="Warnings">
+          <List size="sm">
+            {doc.warnings.map((w, i) => (
+              <List.Item key={i}>{w}</List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+
+      <Collapse in={expanded} id={chunkRegion} transitionDuration={150}>
+        {expanded && (
+          <div style={{ marginTop: 'var(--mantine-spacing-sm)' }}>
+            <ChunkList documentId={doc.document_id} filename={doc.filename} />
+          </div>
+        )}
+      </Collapse>
+    </Paper>
+  );
+}

@@ -1,0 +1,118 @@
+export type ChunkingStrategy = 'token' | 'question';
+
+export type DocumentStatus = 'queued' | 'processing' | 'indexed' | 'failed';
+
+export type FileType = 'pdf' | 'docx' | 'txt';
+
+export interface DocumentInfo {
+  document_id: string;
+  filename: string;
+  file_type: FileType;
+  strategy: ChunkingStrategy;
+  /** The strategy that actually produced the chunks, e.g. "token" when question fell back. */
+  strategy_used: string;
+  status: DocumentStatus;
+  /** uploaded | parsing | splitting | embedding | indexed | failed ... */
+  stage: string;
+  pages_done: number;
+  pages_total: number;
+  page_count: number | null;
+  chunk_count: number;
+  upload_date: string;
+  error: string | null;
+  warnings: string[];
+}
+
+export interface DocumentListResponse {
+  documents: DocumentInfo[];
+  total_documents: number;
+  total_chunks: number;
+}
+
+export type ChunkKind = 'qa' | 'section' | 'token';
+
+export interface ChunkInfo {
+  chunk_id: string;
+  chunk_index: number;
+  text: string;
+  content_summary: string;
+  page_number: number | null;
+  pdf_url: string | null;
+  strategy_type: ChunkingStrategy;
+  chunk_kind?: ChunkKind;
+  qa_style?: string | null;
+  question_index?: number | null;
+  question_id?: string | null;
+  question_text?: string | null;
+  topic_section?: string | null;
+  source_page_range?: [number, number] | null;
+  answer_contains_table?: boolean;
+  has_table?: boolean;
+  followup_count?: number | null;
+  internal_ref_count?: number | null;
+  part?: number | null;
+  parts?: number | null;
+}
+
+export interface ChunkListResponse {
+  document_id: string;
+  chunks: ChunkInfo[];
+}
+
+export interface DeleteResponse {
+  deleted: boolean;
+  message: string;
+}
+
+export interface IngestResponse {
+  document_id: string;
+  filename: string;
+  strategy: ChunkingStrategy;
+  status: 'queued';
+  /** ids of documents with the same filename that this upload replaced */
+  replaced: string[];
+}
+
+export interface ProgressEvent {
+  document_id: string;
+  filename: string;
+  stage: string;
+  status: DocumentStatus;
+  pages_done: number;
+  pages_total: number;
+  chunk_count: number;
+  error: string | null;
+  warnings: string[];
+  ts: number | string;
+}
+
+export interface QueryRequest {
+  question: string;
+  top_k?: number;
+  document_ids?: string[];
+}
+
+export interface Source {
+  chunk_id: string;
+  document_id: string;
+  filename: string;
+  page_number: number | null;
+  score: number;
+  snippet: string;
+  pdf_url: string | null;
+  strategy_type: ChunkingStrategy | string;
+  question_id?: string | null;
+  question_text?: string | null;
+  answer?: string | null;
+  topic_section?: string | null;
+  source_page_range?: [number, number] | null;
+}
+
+export type AnswerMode = 'llm' | 'extractive';
+
+export interface QueryResponse {
+  answer: string;
+  answer_mode: AnswerMode;
+  notice?: string | null;
+  sources: Source[];
+}
