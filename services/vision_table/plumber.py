@@ -23,7 +23,6 @@ import io
 from dataclasses import dataclass
 
 import pdfplumber
-from pdfminer.pdfparser import PDFSyntaxError
 
 from services.vision_table.grid import Grid, build_grid
 from services.vision_table.markdown import render_markdown
@@ -178,7 +177,7 @@ def extract_tables(pdf_bytes: bytes, pages: list[int] | None = None) -> list[Ext
     """
     try:
         pdf = pdfplumber.open(io.BytesIO(pdf_bytes))
-    except (PDFSyntaxError, Exception) as exc:  # pdfminer raises several types
+    except Exception as exc:  # pdfminer raises PDFSyntaxError, PSEOF, struct errors, ...
         raise ValueError(f"not a readable PDF: {exc}") from exc
     with pdf:
         n = len(pdf.pages)
