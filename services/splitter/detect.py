@@ -1,0 +1,130 @@
+"""Find Q&A items in a cleaned body and detect the document's Q&A style.
+
+Sources: seed 000 "Algorithm Detail: Q&A Boundary Detection" (regex pass first, LLM only
+verifies), corpus README (marker variants).  The pairing rules live in
+:mod:`qa_chinese`, :mod:`qa_english` and :mod:`qa_others`; this module turns lines into
+:class:`Item` spans, attaches heading blocks (topic lines, 備用問答) to the following
+item and decides where every item ends (where the next item's heading block starts).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from services.splitter import markers as mk
+from services.splitter.preprocess import Body
+
+
+@dataclass
+class Line:
+    """One line of the body: ``text[start:end]`` (no newline), ``s`` = stripped text."""
+
+    index: int
+    start: int
+    end: int
+    s: str
+
+
+@dataclass
+class Item:
+    """One detected Q&A item (character offsets into ``Body.text``).
+
+    ``chunk_start`` ≤ ``marker_start`` (heading lines above the question belong to it),
+    ``question`` = ``text[q_start:q_end]``, the answer runs ``[a_start, end)``.
+    ``ambiguous`` marks boundaries found without an explicit answer marker.
+    """
+
+    style: str  # chinese | english | others
+    qid: str
+    marker_line: int
+    marker_start: int
+    q_start: int
+    q_end: int
+    a_start: int
+    end: int = 0
+    chunk_start: int = 0
+    topic: str | None = None
+    ambiguous: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def split_lines(text: str) -> list[Line]:
+    """Lines of ``text`` with their offsets."""
+    out: list[Line] = []
+    pos = 0
+    for i, raw in enumerate(text.split("\n")):
+        out.append(Line(i, pos, pos + len(raw), raw.strip()))
+        pos += len(raw) + 1
+    return out
+
+
+def _ends_sentence(s: str) -> bool:
+    return not s or bool(mk.SENTENCE_END.search(s))
+
+
+def _is_topic(lines: list[Line], i: int) -> bool:
+    s = lines[i].s
+    if not s or len(s) > 80:
+        return False
+    if mk.LETTER_TOPIC.match(s) and not s.endswith(("。", ".", "？", "?")):
+        return True
+    if mk.OTHERS_TOPIC.match(s):
+        return True
+    if mk.CJK_TOPIC.match(s):
+        prev = next((lines[j].s for j in range(i - 1, -1, -1) if lines[j].s), "")
+        return _ends_sentence(prev) or mk.QA_REGION_HEADER.match(prev) is not None or _is_heading_like(prev)
+    return False
+
+
+def _is_heading_like(s: str) -> bool:
+    return bool(mk.QA_REGION_HEADER.match(s) or mk.LETTER_TOPIC.match(s) or mk.OTHERS_TOPIC.match(s))
+
+
+def heading_block(lines: list[Line], marker_line: int, floor_line: int) -> tuple[int, str | None, bool]:
+    """Heading lines directly above ``marker_line`` (not above ``floor_line``).
+
+    Returns ``(first_line_index, topic or None, has_region_header)``.  A wrapped letter
+    topic (``(IX) Employees' Compensation after …`` + ``Injured Employee``) is joined.
+    """
+    first = marker_line
+    topic_lines: list[str] = []
+    region = False
+    j = marker_line - 1
+    while j > floor_line:
+        s = lines[j].s
+        if not s:
+            j -= 1
+            continue
+        if mk.QA_REGION_HEADER.match(s):
+            region = True
+            first = j
+        elif _is_topic(lines, j):
+            topic_lines.insert(0, s)
+            first = j
+        elif (
+            j - 1 > floor_line
+            and len(s) <= 60
+            and not _ends_sentence(s)
+            and mk.LETTER_TOPIC.match(lines[j - 1].s)
+            and not lines[j - 1].s.endswith(("。", "."))
+        ):
+            # continuation of a wrapped "(IX) …" heading
+            topic_lines.insert(0, lines[j - 1].s + " " + s)
+            first = j - 1
+            j -= 2
+            continue
+        else:
+            break
+        j -= 1
+    topic = re.sub(r"\s+", " ", topic_lines[-1]).strip() if topic_lines else None
+    return first, topic, region
+
+
+def question_end_by_mark(lines: list[Line], marker_line: int, q_start: int, limit_line: int) -> int:
+    """End offset of a question with no answer marker: the end of the first line (from the
+    marker line, at most 4 lines, before ``limit_line``) that ends with ？ or ?; else the
+    end of the marker line."""
+    for k in range(marker_line, min(marker_line + 4, limit_line)):
+        if lines[k].s.endswith(("？", "?")):
+            return max(q_start, lines[k].end)
+    return max(q_start, lines[marker_line].end)

@@ -1,0 +1,128 @@
+"""Table-driven text normalisation for extracted document text (ingest and query time).
+
+What it fixes (see corpus README "Known extraction quirks"):
+
+* Hong Kong characters that PDF fonts expose as Private Use Area code points
+  (e.g. U+E473 → 邨, U+E40C → 衞).  The PUA table is the Big5 EUDC layout used by Windows
+  code page 950 / HKSCS fonts (FA40–FEFE → U+E000…, 8E40–A0FE → U+E311…,
+  8140–8DFE → U+EEB8…, C6A1–C8FE → U+F6B1…); each PUA code point is mapped back to its
+  Big5 byte pair and decoded with Python's ``big5hkscs`` codec, which yields the standard
+  Unicode character.  Unmapped PUA code points are left unchanged.
+* Word bullet glyphs from the Symbol/Wingdings fonts (U+F0B7, U+F0BE, U+F06C, U+F0FC, …)
+  → ordinary bullets.
+* U+FFFE, which extractors emit for a soft hyphen at a line break ("sub\\ufffecontractor")
+  → removed, as is U+00AD (soft hyphen) and the zero-width no-break space U+FEFF.
+* ``\\r\\n`` / ``\\r`` line ends → ``\\n``.
+
+Every function maps one character to zero or more characters; :func:`normalize_with_map`
+also returns, for each output character, the index of the input character it came from,
+so callers can keep exact page/offset maps.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Word / Symbol-font bullet glyphs (private use) → visible bullets.
+BULLET_GLYPHS: dict[str, str] = {
+    "\uf0b7": "•",  # Symbol bullet
+    "\uf0a7": "▪",  # Wingdings square
+    "\uf0be": "—",  # Symbol horizontal bar (used as a dash bullet)
+    "\uf06c": "●",  # Wingdings filled circle
+    "\uf06e": "■",  # Wingdings filled square
+    "\uf0d8": "➢",  # Wingdings arrow
+    "\uf0fc": "✓",  # Wingdings check mark
+    "\uf0a8": "◆",
+    "\uf076": "❖",
+}
+
+# Characters that are dropped entirely.
+DROPPED: frozenset[str] = frozenset({"\ufffe", "\u00ad", "\ufeff"})
+
+# (first PUA code point, Big5 lead bytes (first, last), first trail byte of first lead)
+_EUDC_RANGES: tuple[tuple[int, int, int, int], ...] = (
+    (0xE000, 0xFA, 0xFE, 0x40),
+    (0xE311, 0x8E, 0xA0, 0x40),
+    (0xEEB8, 0x81, 0x8D, 0x40),
+    (0xF6B1, 0xC6, 0xC8, 0xA1),
+)
+_TRAILS: tuple[int, ...] = tuple(range(0x40, 0x7F)) + tuple(range(0xA1, 0xFF))  # 157 per lead
+
+
+def _pua_to_big5(cp: int) -> bytes | None:
+    for base, lead_lo, lead_hi, first_trail in _EUDC_RANGES:
+        off = cp - base
+        if off < 0:
+            continue
+        skip = _TRAILS.index(first_trail)  # trails missing from the first lead
+        off += skip
+        lead = lead_lo + off // len(_TRAILS)
+        if lead > lead_hi:
+            continue
+        return bytes([lead, _TRAILS[off % len(_TRAILS)]])
+    return None
+
+
+@lru_cache(maxsize=4096)
+def map_pua(ch: str) -> str:
+    """The standard character for a private-use code point ``ch`` (HKSCS/Big5 EUDC table),
+    a bullet for Word bullet glyphs, or ``ch`` itself when there is no mapping."""
+    if ch in BULLET_GLYPHS:
+        return BULLET_GLYPHS[ch]
+    cp = ord(ch)
+    if not 0xE000 <= cp <= 0xF8FF:
+        return ch
+    raw = _pua_to_big5(cp)
+    if raw is None:
+        return ch
+    try:
+        out = raw.decode("big5hkscs")
+    except UnicodeDecodeError:
+        return ch
+    if len(out) != 1 or 0xE000 <= ord(out) <= 0xF8FF:
+        return ch
+    return out
+
+
+def normalize_char(ch: str) -> str:
+    """Normalised replacement for one character (may be ``""``)."""
+    if ch in DROPPED:
+        return ""
+    if ch == "\r":
+        return "\n"
+    if "\ue000" <= ch <= "\uf8ff":
+        return map_pua(ch)
+    return ch
+
+
+def normalize_with_map(text: str) -> tuple[str, list[int]]:
+    """Normalise ``text`` and return ``(normalised, source_index)`` where
+    ``source_index[i]`` is the index in ``text`` of the character that produced output
+    character ``i``.  ``\\r\\n`` becomes one ``\\n``."""
+    out: list[str] = []
+    src: list[int] = []
+    n = len(text)
+    for i, ch in enumerate(text):
+        if ch == "\r" and i + 1 < n and text[i + 1] == "\n":
+            continue
+        rep = normalize_char(ch)
+        for r in rep:
+            out.append(r)
+            src.append(i)
+    return "".join(out), src
+
+
+def normalize_text(text: str) -> str:
+    """Normalise extracted text: PUA → HK characters, Word bullets → bullets, soft
+    hyphens dropped, line ends unified to ``\\n``."""
+    return normalize_with_map(text)[0]
+
+
+_CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_SPACE = re.compile(rf"(?<=[{_CJK}])[ \t]+(?=[{_CJK}])")
+
+
+def collapse_cjk_spaces(text: str) -> str:
+    """Remove spaces/tabs between two CJK characters (or full-width punctuation), which
+    PDF extractors insert spuriously.  Used for comparisons and query text."""
+    return _CJK_SPACE.sub("", text)
