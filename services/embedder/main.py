@@ -1,0 +1,104 @@
+"""Embedder service: consumes ``documents.chunked``, writes ChromaDB, reports ``indexed``.
+
+Embeds each chunk's ``embed_text`` (or ``text``) through the OpenAI-compatible embeddings
+endpoint in batches and upserts them into the Chroma collection with explicit embeddings
+and deterministic ids (``{document_id}_{chunk_index}``), so a redelivered event overwrites
+instead of duplicating. Run: ``python -m services.embedder``.
+"""
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from typing import Any
+
+from faststream import AckPolicy
+
+from shared import storage, topics
+from shared.embeddings import EmbeddingClient
+from shared.events import DocumentChunked, ProgressEvent
+from shared.kafka import make_broker, publish_progress, run_stage
+from shared.metrics import CHUNKS
+from shared.models import Chunk, ChunkSet
+from shared.settings import get_settings
+from shared.storage import ObjectStore
+from shared.vectorstore import VectorStore
+from shared.worker import make_app
+
+GROUP = "embedder"
+settings = get_settings()
+broker = make_broker(settings, "embedder")
+store: ObjectStore | None = None
+vectors: VectorStore | None = None
+embedder: EmbeddingClient | None = None
+
+
+@asynccontextmanager
+async def lifespan():
+    """Create the MinIO, Chroma and embeddings clients once per process."""
+    global store, vectors, embedder
+    store = ObjectStore(settings)
+    vectors = VectorStore(settings)
+    embedder = EmbeddingClient(settings)
+    yield
+
+
+def chunk_metadata(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk) -> dict[str, Any]:
+    """Flat Chroma metadata of one chunk: document keys (document_id, department, filename),
+    position (chunk_index, page_number) and the strategy's own fields."""
+    meta: dict[str, Any] = dict(chunk.metadata)
+    meta.update(
+        document_id=event.document_id, department=event.department, filename=event.filename,
+        file_type=chunk_set.file_type, strategy=event.strategy, chunk_index=chunk.chunk_index,
+        page_number=chunk.page_number if chunk.page_number is not None else -1,
+    )
+    meta.setdefault("strategy_type", chunk_set.strategy_used)
+    return meta
+
+
+async def embed_and_store(event: DocumentChunked) -> int | None:
+    """Embed and upsert every chunk of one document; returns the chunk count stored.
+
+    ``None`` when the document was deleted (before or while embedding; its vectors are
+    removed again in that case).
+    """
+    assert store and vectors and embedder
+    doc_id = event.document_id
+    manifest = storage.manifest_key(doc_id)
+    if not await asyncio.to_thread(store.exists, manifest):
+        return None
+    chunk_set = ChunkSet.model_validate(await asyncio.to_thread(store.get_json, event.chunks_key))
+    chunks = [c for c in chunk_set.chunks if c.text.strip()]
+    total = len(chunks)
+    step = max(settings.embeddings_batch_size, 1)
+    for start in range(0, total, step):
+        batch = chunks[start:start + step]
+        embeddings = await embedder.embed_passages([c.embed_text or c.text for c in batch])
+        await asyncio.to_thread(
+            vectors.upsert,
+            [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch],
+            [chunk_metadata(event, chunk_set, c) for c in batch])
+        CHUNKS.labels("embedding").inc(len(batch))
+        await publish_progress(broker, ProgressEvent(
+            document_id=doc_id, department=event.department, filename=event.filename,
+            stage="embedding", status="processing", unit="chunks",
+            pages_done=min(start + step, total), pages_total=total))
+    if not await asyncio.to_thread(store.exists, manifest):  # deleted while we embedded
+        await asyncio.to_thread(vectors.delete_document, doc_id)
+        return None
+    return total
+
+
+@broker.subscriber(topics.CHUNKED, group_id=GROUP, ack_policy=AckPolicy.ACK, max_poll_records=1)
+async def on_chunked(event: DocumentChunked) -> None:
+    """Handle one chunked document under the retry/dead-letter contract; emit ``indexed``."""
+    stored = await run_stage(broker=broker, settings=settings, stage="embedding", group=GROUP,
+                             topic=topics.CHUNKED, event=event, filename=event.filename,
+                             work=lambda: embed_and_store(event))
+    if stored is not None:
+        await publish_progress(broker, ProgressEvent(
+            document_id=event.document_id, department=event.department, filename=event.filename,
+            stage="indexed", status="indexed", unit="chunks", pages_done=stored, pages_total=stored,
+            chunk_count=stored, page_count=event.page_count, strategy_used=event.strategy_used))
+
+
+app = make_app(broker, lifespan=lifespan)

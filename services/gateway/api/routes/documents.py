@@ -1,0 +1,89 @@
+"""Document and chunk CRUD (seed 002 Feature 2) and the one-page PDFs (Feature 3)."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import PurePath
+
+from fastapi import APIRouter, HTTPException, Response
+
+from services.gateway.api.deps import DocumentIdDep, StateDep
+from services.gateway.api.schemas import ChunkListResponse, DeleteResponse, DocumentListResponse
+from services.gateway.deletion import delete_document
+from services.gateway.registry import DocumentRecord
+from shared import storage
+from shared.chunkview import chunk_view
+
+router = APIRouter(tags=["documents"])
+
+
+@router.get("/documents", response_model=DocumentListResponse)
+async def list_documents(state: StateDep) -> DocumentListResponse:
+    """Every document with status, stage, progress and chunk count, newest first."""
+    docs = state.registry.list()
+    return DocumentListResponse(documents=docs, total_documents=len(docs),
+                                total_chunks=sum(d.chunk_count for d in docs))
+
+
+@router.get("/documents/{document_id}", response_model=DocumentRecord)
+async def get_document(state: StateDep, document_id: DocumentIdDep) -> DocumentRecord:
+    """One document's record (404 when unknown)."""
+    rec = state.registry.get(document_id)
+    if rec is None:
+        raise HTTPException(404, "No such document.")
+    return rec
+
+
+@router.get("/documents/{document_id}/chunks", response_model=ChunkListResponse)
+async def list_chunks(state: StateDep, document_id: DocumentIdDep) -> ChunkListResponse:
+    """All chunks of a document in order, with page numbers, PDF links and Q&A metadata."""
+    if state.registry.get(document_id) is None:
+        raise HTTPException(404, "No such document.")
+    got = await asyncio.to_thread(state.vectors.get_document_chunks, document_id)
+    views = [chunk_view(i, t or "", m or {}) for i, t, m in
+             zip(got["ids"], got["documents"], got["metadatas"], strict=True)]
+    views.sort(key=lambda v: v["chunk_index"])
+    return ChunkListResponse(document_id=document_id, chunks=views)
+
+
+@router.delete("/documents/{document_id}", response_model=DeleteResponse)
+async def remove_document(state: StateDep, document_id: DocumentIdDep) -> DeleteResponse:
+    """Delete a document: its chunks, page PDFs, original and registry record."""
+    rec = state.registry.get(document_id)
+    if rec is None:
+        raise HTTPException(404, "No such document.")
+    await delete_document(state, document_id)
+    return DeleteResponse(deleted=True, message=f"Deleted {rec.filename} and its {rec.chunk_count} chunks.")
+
+
+@router.delete("/chunks/{chunk_id}", response_model=DeleteResponse)
+async def remove_chunk(state: StateDep, chunk_id: str) -> DeleteResponse:
+    """Delete one chunk by id (``{document_id}_{chunk_index}``)."""
+    doc_id, _, index = chunk_id.rpartition("_")
+    if not storage.valid_document_id(doc_id) or not index.isdigit():
+        raise HTTPException(404, "No such chunk.")
+    got = await asyncio.to_thread(state.vectors.get_ids, [chunk_id])
+    if not got["ids"]:
+        raise HTTPException(404, "No such chunk.")
+    await asyncio.to_thread(state.vectors.delete_ids, [chunk_id])
+    rec = state.registry.get(doc_id)
+    if rec is not None:
+        await state.registry.put(rec.model_copy(update={"chunk_count": max(rec.chunk_count - 1, 0)}))
+    return DeleteResponse(deleted=True, message=f"Deleted chunk {chunk_id}.")
+
+
+@router.get("/documents/{document_id}/pages/{page_number}.pdf", response_class=Response,
+            responses={200: {"content": {"application/pdf": {}}}})
+async def page_pdf(state: StateDep, document_id: DocumentIdDep, page_number: int) -> Response:
+    """The original page ``page_number`` (1-based) of a PDF document as a one-page PDF."""
+    rec = state.registry.get(document_id)
+    if rec is None or page_number < 1:
+        raise HTTPException(404, "No such page.")
+    try:
+        data = await asyncio.to_thread(state.store.get_bytes, storage.page_pdf_key(document_id, page_number))
+    except KeyError:
+        raise HTTPException(404, "No such page.") from None
+    stem = PurePath(rec.filename).stem.replace('"', "")
+    name = f"{stem}_page_{page_number}.pdf"
+    from urllib.parse import quote
+    return Response(data, media_type="application/pdf",
+                    headers={"Content-Disposition": f"inline; filename*=UTF-8''{quote(name)}"})

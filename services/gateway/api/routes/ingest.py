@@ -1,0 +1,79 @@
+"""``POST /api/v1/ingest``: store the upload in MinIO, register it, emit ``documents.uploaded``."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import uuid
+from pathlib import PurePath
+
+from fastapi import APIRouter, HTTPException, Query, UploadFile
+
+from services.gateway.api.deps import StateDep
+from services.gateway.api.schemas import IngestResponse
+from services.gateway.deletion import delete_document
+from services.gateway.registry import DocumentRecord
+from shared import storage, topics
+from shared.events import DocumentUploaded, ProgressEvent, utcnow
+from shared.kafka import publish_event
+from shared.models import STRATEGIES
+
+router = APIRouter(tags=["ingest"])
+EXTENSIONS = {".pdf", ".docx", ".txt"}
+
+
+async def read_limited(file: UploadFile, limit: int) -> bytes:
+    """Read an upload, refusing (413) beyond ``limit`` bytes without reading it all."""
+    chunks, size = [], 0
+    while block := await file.read(1024 * 1024):
+        size += len(block)
+        if size > limit:
+            raise HTTPException(413, f"The file is larger than the {limit // (1024 * 1024)} MB limit.")
+        chunks.append(block)
+    return b"".join(chunks)
+
+
+@router.post("/ingest", status_code=202, response_model=IngestResponse)
+async def ingest(state: StateDep, file: UploadFile,
+                 strategy: str = Query("token", description="token | question")) -> IngestResponse:
+    """Accept one file (multipart field ``file``) for indexing with ``strategy``.
+
+    A file whose filename is already registered replaces the old document (its chunks, page
+    PDFs and manifest are deleted first; seed 002 decision 4). Errors: 400 unknown strategy,
+    unsupported extension or empty file; 413 over ``MAX_UPLOAD_BYTES``.
+    """
+    if strategy not in STRATEGIES:
+        raise HTTPException(400, f"Unknown strategy {strategy!r}; use one of: {', '.join(STRATEGIES)}.")
+    filename = PurePath(file.filename or "").name.strip()
+    if not filename:
+        raise HTTPException(400, "The upload has no filename.")
+    if PurePath(filename).suffix.lower() not in EXTENSIONS:
+        raise HTTPException(400, f"Unsupported file type {PurePath(filename).suffix or '(none)'}; "
+                                 "upload a PDF, DOCX or TXT file.")
+    s = state.settings
+    data = await read_limited(file, s.max_upload_bytes)
+    if not data:
+        raise HTTPException(400, "The file is empty.")
+    department = s.department_default
+    replaced = []
+    for old in state.registry.by_filename(filename, department):
+        await delete_document(state, old.document_id)
+        replaced.append(old.document_id)
+    doc_id = uuid.uuid4().hex
+    sha = hashlib.sha256(data).hexdigest()
+    now = utcnow()
+    await asyncio.to_thread(state.store.put_bytes, storage.original_key(doc_id), data,
+                            file.content_type or "application/octet-stream")
+    record = DocumentRecord(document_id=doc_id, filename=filename, department=department,
+                            strategy=strategy, upload_date=now, updated_at=now,
+                            size_bytes=len(data), sha256=sha,
+                            file_type=PurePath(filename).suffix.lower().lstrip("."))
+    await state.registry.put(record)
+    await publish_event(state.broker, DocumentUploaded(
+        document_id=doc_id, department=department, filename=filename, strategy=strategy,
+        object_key=storage.original_key(doc_id), size_bytes=len(data), sha256=sha,
+        upload_date=now), topics.UPLOADED)
+    state.hub.broadcast("progress", ProgressEvent(
+        document_id=doc_id, department=department, filename=filename, stage="uploaded",
+        status="queued").model_dump(mode="json"))
+    return IngestResponse(document_id=doc_id, filename=filename, strategy=strategy, status="queued",
+                          replaced=replaced)

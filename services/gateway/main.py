@@ -1,0 +1,96 @@
+"""Upload gateway (FastAPI): the HTTP API at http://localhost:8080, OpenAPI at /docs.
+
+Stores uploads in MinIO and emits ``documents.uploaded``; keeps the document registry by
+consuming ``documents.progress`` (consumer group per gateway instance, from the earliest
+offset, so a restarted gateway catches up); streams progress over SSE; forwards
+``/api/v1/query`` to the query service; serves the built frontend at ``/``.
+Run: ``python -m services.gateway``.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import FileResponse, HTMLResponse
+from faststream import AckPolicy
+
+from services.gateway.api.routes import documents, events, health, ingest, query
+from services.gateway.registry import Registry
+from services.gateway.sse import ProgressHub
+from services.gateway.state import GatewayState
+from shared import topics
+from shared.events import ProgressEvent
+from shared.kafka import make_broker
+from shared.metrics import metrics_app
+from shared.settings import Settings, get_settings
+from shared.storage import ObjectStore
+from shared.vectorstore import VectorStore
+
+log = logging.getLogger("legco.gateway")
+FRONTEND_DIST = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the gateway app; clients are created in its lifespan."""
+    settings = settings or get_settings()
+    broker = make_broker(settings, "gateway")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        store = ObjectStore(settings)
+        await asyncio.to_thread(store.ensure_bucket)
+        registry = Registry(store)
+        loaded = await registry.load()
+        log.info("registry loaded: %d documents", loaded)
+        hub = ProgressHub()
+        state = GatewayState(settings=settings, broker=broker, store=store,
+                             vectors=VectorStore(settings), registry=registry, hub=hub,
+                             http=httpx.AsyncClient())
+
+        @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
+                           auto_offset_reset="earliest", ack_policy=AckPolicy.ACK)
+        async def on_progress(event: ProgressEvent) -> None:
+            record = await registry.apply(event)
+            if record is not None:
+                hub.broadcast("progress", event.model_dump(mode="json"))
+
+        app.state.gateway = state
+        await broker.start()
+        try:
+            yield
+        finally:
+            await broker.stop()
+            await state.http.aclose()
+
+    app = FastAPI(title="LegCo briefing assistant API", version="1",
+                  description="Upload briefing papers, follow their ingest, ask questions with page sources.",
+                  lifespan=lifespan)
+    for r in (ingest.router, documents.router, events.router, query.router):
+        app.include_router(r, prefix="/api/v1")
+    app.include_router(health.router)
+    app.mount("/metrics", metrics_app())
+    mount_frontend(app)
+    return app
+
+
+def mount_frontend(app: FastAPI) -> None:
+    """Serve ``frontend/dist`` at ``/`` with a single-page-app fallback (if it was built)."""
+
+    @app.get("/{path:path}", include_in_schema=False)
+    async def spa(path: str):
+        if path.startswith("api/"):
+            raise HTTPException(404, "Not found.")
+        if not (FRONTEND_DIST / "index.html").exists():
+            return HTMLResponse("<h1>LegCo briefing assistant</h1><p>The web frontend is not built; "
+                                "run <code>make up</code>. The API is at <a href='/docs'>/docs</a>.</p>")
+        candidate = (FRONTEND_DIST / path).resolve()
+        if path and candidate.is_file() and FRONTEND_DIST.resolve() in candidate.parents:
+            return FileResponse(candidate)
+        return FileResponse(FRONTEND_DIST / "index.html")
+
+
+app = create_app()

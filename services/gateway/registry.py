@@ -1,0 +1,124 @@
+"""The document registry: one ``DocumentRecord`` per document, kept in memory by the gateway
+and written through to a manifest object in MinIO (``documents/{id}/manifest.json``), so it
+survives a restart of any service. The gateway folds the progress topic into it.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from pydantic import BaseModel, Field
+
+from shared import storage
+from shared.events import ProgressEvent
+from shared.storage import ObjectStore
+
+log = logging.getLogger("legco.gateway.registry")
+
+
+class DocumentRecord(BaseModel):
+    """What the API reports about a document (``GET /api/v1/documents``)."""
+
+    document_id: str
+    filename: str
+    department: str = "default"
+    file_type: str | None = None
+    strategy: str
+    strategy_used: str | None = None
+    status: str = "queued"
+    stage: str = "uploaded"
+    pages_done: int = 0
+    pages_total: int = 0
+    unit: str = "pages"
+    page_count: int | None = None
+    chunk_count: int = 0
+    upload_date: str
+    updated_at: str | None = None
+    size_bytes: int = 0
+    sha256: str = ""
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+def apply_progress(record: DocumentRecord, event: ProgressEvent) -> DocumentRecord:
+    """Fold one progress event into a record (pure). Events of one document arrive in order
+    (same Kafka key, same partition); counts only move when the event carries them."""
+    r = record.model_copy(deep=True)
+    r.stage, r.status, r.updated_at = event.stage, event.status, event.ts
+    r.pages_done, r.pages_total, r.unit = event.pages_done, event.pages_total, event.unit
+    if event.page_count is not None:
+        r.page_count = event.page_count
+    if event.chunk_count is not None and event.status == "indexed":
+        r.chunk_count = event.chunk_count
+    if event.file_type:
+        r.file_type = event.file_type
+    if event.strategy_used:
+        r.strategy_used = event.strategy_used
+    if event.status == "failed":
+        r.error = event.error
+        r.chunk_count = 0
+    elif event.status == "processing" and event.stage == "parsing" and event.pages_total == 0:
+        r.error = None  # a redelivered upload starts over
+    for w in event.warnings:
+        if w not in r.warnings:
+            r.warnings.append(w)
+    return r
+
+
+class Registry:
+    """In-memory registry with write-through manifests in MinIO.
+
+    Args:
+        store: the object store holding the manifests.
+    """
+
+    def __init__(self, store: ObjectStore) -> None:
+        self.store = store
+        self.records: dict[str, DocumentRecord] = {}
+        self.lock = asyncio.Lock()
+
+    async def load(self) -> int:
+        """Read every manifest from MinIO (at start-up); returns how many were loaded."""
+        def _load() -> dict[str, DocumentRecord]:
+            out = {}
+            for key in self.store.list_keys("documents/"):
+                if key.endswith("/manifest.json"):
+                    try:
+                        rec = DocumentRecord.model_validate(self.store.get_json(key))
+                        out[rec.document_id] = rec
+                    except Exception:  # a broken manifest must not stop the gateway
+                        log.exception("skipping unreadable manifest %s", key)
+            return out
+        self.records = await asyncio.to_thread(_load)
+        return len(self.records)
+
+    async def put(self, record: DocumentRecord) -> None:
+        """Insert or replace a record and write its manifest."""
+        self.records[record.document_id] = record
+        await asyncio.to_thread(self.store.put_json, storage.manifest_key(record.document_id), record)
+
+    async def apply(self, event: ProgressEvent) -> DocumentRecord | None:
+        """Fold a progress event in; ``None`` (ignored) for unknown/deleted documents."""
+        async with self.lock:
+            rec = self.records.get(event.document_id)
+            if rec is None:
+                return None
+            new = apply_progress(rec, event)
+            await self.put(new)
+            return new
+
+    def get(self, document_id: str) -> DocumentRecord | None:
+        """The record of a document, or ``None``."""
+        return self.records.get(document_id)
+
+    def by_filename(self, filename: str, department: str) -> list[DocumentRecord]:
+        """Records with exactly this filename in this department (for replacement)."""
+        return [r for r in self.records.values() if r.filename == filename and r.department == department]
+
+    def forget(self, document_id: str) -> None:
+        """Drop a record from memory (its manifest is deleted with the document's objects)."""
+        self.records.pop(document_id, None)
+
+    def list(self) -> list[DocumentRecord]:
+        """All records, newest upload first."""
+        return sorted(self.records.values(), key=lambda r: r.upload_date, reverse=True)

@@ -1,0 +1,35 @@
+"""Fan-out of progress events to Server-Sent-Events clients of this gateway process."""
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+
+class ProgressHub:
+    """Each SSE client gets a bounded queue; a slow client loses old events, never blocks others."""
+
+    def __init__(self, queue_size: int = 1000) -> None:
+        self.queue_size = queue_size
+        self.clients: set[asyncio.Queue] = set()
+
+    def subscribe(self) -> asyncio.Queue:
+        """A new client queue (call ``unsubscribe`` when the client goes)."""
+        q: asyncio.Queue = asyncio.Queue(self.queue_size)
+        self.clients.add(q)
+        return q
+
+    def unsubscribe(self, q: asyncio.Queue) -> None:
+        """Forget a client queue."""
+        self.clients.discard(q)
+
+    def broadcast(self, event: str, data: dict[str, Any]) -> None:
+        """Send ``data`` as an SSE event named ``event`` to every client."""
+        msg = {"event": event, "data": json.dumps(data, ensure_ascii=False)}
+        for q in list(self.clients):
+            if q.full():
+                try:
+                    q.get_nowait()
+                except asyncio.QueueEmpty:
+                    pass
+            q.put_nowait(msg)

@@ -1,0 +1,26 @@
+"""Long-lived clients of the gateway process, created once in the app's lifespan."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+from faststream.kafka import KafkaBroker
+
+from services.gateway.registry import Registry
+from services.gateway.sse import ProgressHub
+from shared.settings import Settings
+from shared.storage import ObjectStore
+from shared.vectorstore import VectorStore
+
+
+@dataclass
+class GatewayState:
+    """Everything a route needs; see ``api/deps.py`` for the ``Annotated`` aliases."""
+
+    settings: Settings
+    broker: KafkaBroker
+    store: ObjectStore
+    vectors: VectorStore
+    registry: Registry
+    hub: ProgressHub
+    http: httpx.AsyncClient

@@ -1,0 +1,43 @@
+"""Request/response models of ``POST /api/v1/query``."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class QueryRequest(BaseModel):
+    """A question, optionally restricted to some documents."""
+
+    question: str = Field(min_length=1, max_length=4000)
+    top_k: int = Field(default=5, ge=1, le=50)
+    document_ids: list[str] | None = None
+
+
+class Source(BaseModel):
+    """One retrieved chunk; for Q&A chunks also the question id/text and the whole answer."""
+
+    chunk_id: str
+    document_id: str
+    filename: str | None = None
+    page_number: int | None = None
+    score: float
+    snippet: str
+    pdf_url: str | None = None
+    strategy_type: str | None = None
+    question_id: str | None = None
+    question_text: str | None = None
+    answer: str | None = None
+    topic_section: str | None = None
+    source_page_range: list[int] | None = None
+    matched_by: str = "dense"
+
+
+class QueryResponse(BaseModel):
+    """The answer (markdown) with its sources; ``answer_mode`` says how it was made."""
+
+    answer: str
+    answer_mode: Literal["llm", "extractive"]
+    notice: str | None = None
+    llm_model: str | None = None
+    sources: list[Source]

@@ -1,0 +1,30 @@
+"""Prometheus metrics shared by the services (prometheus-client).
+
+Each service process has one ``REGISTRY``; FastStream's ``KafkaPrometheusMiddleware`` adds
+per-topic consumer/producer metrics to it, and the pipeline metrics below count documents,
+pages and chunks per stage, stage latency and failures by reason.
+"""
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, make_asgi_app
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+DOCUMENTS = Counter("legco_documents_total", "Documents handled by a stage, by outcome",
+                    ["stage", "outcome"], registry=REGISTRY)
+PAGES = Counter("legco_pages_total", "Pages processed by a stage", ["stage"], registry=REGISTRY)
+CHUNKS = Counter("legco_chunks_total", "Chunks processed by a stage", ["stage"], registry=REGISTRY)
+FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reason code",
+                   ["stage", "reason"], registry=REGISTRY)
+RETRIES = Counter("legco_handler_retries_total", "Handler attempts that raised and were retried",
+                  ["stage"], registry=REGISTRY)
+STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on one document (s)",
+                          ["stage"], registry=REGISTRY,
+                          buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300))
+QUERY_LATENCY = Histogram("legco_query_latency_seconds", "Query service latency (s)", ["mode"],
+                          registry=REGISTRY, buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))
+
+
+def metrics_app():
+    """ASGI app serving the registry in the Prometheus text format (mount at ``/metrics``)."""
+    return make_asgi_app(registry=REGISTRY)

@@ -1,0 +1,156 @@
+"""MinIO object storage: the original uploads, one-page PDFs, page texts, chunks and the
+document registry's manifests, all in one bucket under ``documents/{document_id}/``.
+
+Object keys are built only here, from validated ids, so no user-provided path ever becomes
+a key unchecked. The MinIO client is synchronous; async callers wrap calls in
+``asyncio.to_thread``.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from minio import Minio
+from minio.deleteobjects import DeleteObject
+from minio.error import S3Error
+
+from shared.settings import Settings
+
+_ID_RE = re.compile(r"^[0-9a-f]{32}$")
+
+
+def valid_document_id(document_id: str) -> bool:
+    """True for ids the gateway mints (32 lowercase hex characters, a uuid4 hex)."""
+    return bool(_ID_RE.match(document_id))
+
+
+def _doc_prefix(document_id: str) -> str:
+    if not valid_document_id(document_id):
+        raise ValueError(f"invalid document id: {document_id!r}")
+    return f"documents/{document_id}/"
+
+
+def original_key(document_id: str) -> str:
+    """Key of the uploaded file as received (its filename lives in the manifest)."""
+    return _doc_prefix(document_id) + "original"
+
+
+def manifest_key(document_id: str) -> str:
+    """Key of the document's registry record (JSON)."""
+    return _doc_prefix(document_id) + "manifest.json"
+
+
+def pages_key(document_id: str) -> str:
+    """Key of the parser's ``ParsedDocument`` JSON."""
+    return _doc_prefix(document_id) + "parsed/pages.json"
+
+
+def page_pdf_prefix(document_id: str) -> str:
+    """Prefix of the one-page PDFs (``{prefix}{n}.pdf``, n 1-based)."""
+    return _doc_prefix(document_id) + "pages/"
+
+
+def page_pdf_key(document_id: str, page_number: int) -> str:
+    """Key of the original page ``page_number`` (1-based) as a one-page PDF."""
+    if page_number < 1:
+        raise ValueError("page numbers are 1-based")
+    return f"{page_pdf_prefix(document_id)}{page_number}.pdf"
+
+
+def chunks_key(document_id: str) -> str:
+    """Key of the splitter's ``ChunkSet`` JSON."""
+    return _doc_prefix(document_id) + "chunks.json"
+
+
+class ObjectStore:
+    """Thin wrapper over the MinIO client for one bucket.
+
+    Args:
+        settings: endpoint, credentials and bucket name.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.bucket = settings.minio_bucket
+        self.client = Minio(
+            settings.minio_endpoint,
+            access_key=settings.minio_access_key,
+            secret_key=settings.minio_secret_key,
+            secure=settings.minio_secure,
+        )
+
+    def ensure_bucket(self) -> None:
+        """Create the bucket if it does not exist (idempotent)."""
+        if not self.client.bucket_exists(self.bucket):
+            try:
+                self.client.make_bucket(self.bucket)
+            except S3Error as e:  # created concurrently by another service
+                if e.code not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+                    raise
+
+    def put_bytes(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
+        """Store ``data`` (bytes) at ``key``, overwriting."""
+        self.client.put_object(self.bucket, key, io.BytesIO(data), len(data), content_type=content_type)
+
+    def get_bytes(self, key: str) -> bytes:
+        """Read the object at ``key``. Raises ``KeyError`` when it does not exist."""
+        try:
+            resp = self.client.get_object(self.bucket, key)
+        except S3Error as e:
+            if e.code in ("NoSuchKey", "NoSuchObject"):
+                raise KeyError(key) from None
+            raise
+        try:
+            return resp.read()
+        finally:
+            resp.close()
+            resp.release_conn()
+
+    def put_json(self, key: str, obj: Any) -> None:
+        """Store ``obj`` as UTF-8 JSON (pydantic models via ``model_dump(mode='json')``)."""
+        if hasattr(obj, "model_dump"):
+            obj = obj.model_dump(mode="json")
+        self.put_bytes(key, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json")
+
+    def get_json(self, key: str) -> Any:
+        """Read and decode a JSON object. Raises ``KeyError`` when it does not exist."""
+        return json.loads(self.get_bytes(key))
+
+    def exists(self, key: str) -> bool:
+        """True when an object is stored at ``key``."""
+        try:
+            self.client.stat_object(self.bucket, key)
+            return True
+        except S3Error as e:
+            if e.code in ("NoSuchKey", "NoSuchObject", "NotFound"):
+                return False
+            raise
+
+    def list_keys(self, prefix: str, recursive: bool = True) -> Iterator[str]:
+        """Keys under ``prefix``."""
+        for obj in self.client.list_objects(self.bucket, prefix=prefix, recursive=recursive):
+            yield obj.object_name
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Delete every object under ``prefix``; returns how many were deleted."""
+        keys = [DeleteObject(k) for k in self.list_keys(prefix)]
+        if not keys:
+            return 0
+        errors = list(self.client.remove_objects(self.bucket, keys))
+        if errors:
+            raise RuntimeError(f"could not delete {len(errors)} objects under {prefix}")
+        return len(keys)
+
+    def delete_document(self, document_id: str) -> int:
+        """Delete every object of a document (original, pages, chunks, manifest)."""
+        return self.delete_prefix(_doc_prefix(document_id))
+
+    def healthy(self) -> bool:
+        """True when MinIO answers."""
+        try:
+            self.client.bucket_exists(self.bucket)
+            return True
+        except Exception:
+            return False
