@@ -1,0 +1,97 @@
+import { describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { ChunkCard, answerText } from './ChunkCard';
+import { ChunkList } from './ChunkList';
+import { jsonResponse, makeQaChunk, makeTokenChunk, mockFetch, renderWithProviders } from '../test/utils';
+
+describe('ChunkCard', () => {
+  it('renders a token chunk by page with a link to the one-page PDF', () => {
+    renderWithProviders(<ChunkCard chunk={makeTokenChunk()} filename="report.pdf" onDelete={vi.fn()} />);
+
+    const card = screen.getByRole('article', { name: 'Page 3' });
+    expect(card).toHaveAttribute('data-chunk-kind', 'token');
+    expect(within(card).getByText('Page 3')).toBeInTheDocument();
+    expect(within(card).getByText('Budget allocation for the fourth quarter.')).toBeInTheDocument();
+
+    const link = within(card).getByRole('link', { name: /open pdf of page 3 of report\.pdf/i });
+    expect(link).toHaveAttribute('href', '/api/v1/documents/doc-1/pages/3.pdf');
+    expect(link).toHaveAttribute('target', '_blank');
+    expect(link.getAttribute('rel')).toContain('noopener');
+    // No Q&A furniture on token chunks.
+    expect(within(card).queryByText(/contains table/i)).not.toBeInTheDocument();
+    expect(within(card).queryByText(/topic:/i)).not.toBeInTheDocument();
+  });
+
+  it('falls back to the chunk number when a token chunk has no page (DOCX/TXT)', () => {
+    renderWithProviders(
+      <ChunkCard
+        chunk={makeTokenChunk({ page_number: null, pdf_url: null, chunk_index: 6 })}
+        filename="notes.docx"
+        onDelete={vi.fn()}
+      />,
+    );
+    expect(screen.getByText('Chunk 7')).toBeInTheDocument();
+    expect(screen.queryByRole('link')).not.toBeInTheDocument();
+  });
+
+  it('renders a Q&A chunk as "A1 — question", topic, page range, table badge and the answer table', () => {
+    renderWithProviders(<ChunkCard chunk={makeQaChunk()} filename="古洞北.pdf" onDelete={vi.fn()} />);
+
+    const card = screen.getByRole('article', { name: 'A1 — 古洞北新發展區的收地進度如何？' });
+    expect(card).toHaveAttribute('data-chunk-kind', 'qa');
+    expect(within(card).getByText('Topic: (A) 收地及清拆')).toBeInTheDocument();
+    expect(within(card).getByText('Pages 5–7')).toBeInTheDocument();
+    expect(within(card).getByText('Contains table')).toBeInTheDocument();
+
+    // The answer is rendered as markdown; its GFM table becomes a real table.
+    expect(within(card).getByText(/政府已收回約 80% 的私人土地/)).toBeInTheDocument();
+    const table = within(card).getByRole('table');
+    expect(within(table).getByRole('columnheader', { name: '年份' })).toBeInTheDocument();
+    expect(within(table).getByRole('cell', { name: '18' })).toBeInTheDocument();
+    expect(within(table).getAllByRole('row')).toHaveLength(3);
+  });
+
+  it('drops the question line from the answer text but keeps everything else', () => {
+    expect(answerText(makeQaChunk())).toMatch(/^答：政府已收回/);
+    expect(answerText(makeQaChunk({ text: 'no question line here\nsecond line', question_text: 'Other?' }))).toBe(
+      'no question line here\nsecond line',
+    );
+  });
+
+  it('never renders HTML from the server', () => {
+    const chunk = makeQaChunk({ text: 'Q1 question\n<img src=x onerror="alert(1)"><b>bold</b> answer', question_text: 'question' });
+    const { container } = renderWithProviders(<ChunkCard chunk={chunk} filename="x.pdf" onDelete={vi.fn()} />);
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.querySelector('b')).toBeNull();
+  });
+});
+
+describe('ChunkList', () => {
+  it('asks for confirmation before deleting a chunk, then deletes it', async () => {
+    const user = userEvent.setup();
+    let chunks = [makeTokenChunk(), makeTokenChunk({ chunk_id: 'doc-1_1', chunk_index: 1, page_number: 4 })];
+    const fetchSpy = mockFetch({
+      'GET /api/v1/documents/doc-1/chunks': () => jsonResponse({ document_id: 'doc-1', chunks }),
+      'DELETE /api/v1/chunks/doc-1_1': () => {
+        chunks = chunks.filter((c) => c.chunk_id !== 'doc-1_1');
+        return jsonResponse({ deleted: true, message: 'Chunk deleted' });
+      },
+      'GET /api/v1/documents': () =>
+        jsonResponse({ documents: [], total_documents: 0, total_chunks: 0 }),
+    });
+    renderWithProviders(<ChunkList documentId="doc-1" filename="report.pdf" />);
+
+    await user.click(await screen.findByRole('button', { name: 'Delete chunk Page 4' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(/will be removed from report\.pdf/)).toBeInTheDocument();
+    expect(fetchSpy.mock.calls.some(([, init]) => init?.method === 'DELETE')).toBe(false);
+
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() =>
+      expect(fetchSpy).toHaveBeenCalledWith('/api/v1/chunks/doc-1_1', expect.objectContaining({ method: 'DELETE' })),
+    );
+    await waitFor(() => expect(screen.queryByRole('article', { name: 'Page 4' })).not.toBeInTheDocument());
+    expect(screen.getByRole('article', { name: 'Page 3' })).toBeInTheDocument();
+  });
+});
