@@ -2,8 +2,8 @@
 
 * Markdown tables (lines starting with ``|``, as the DOCX parser / table stage emit) are
   certain.
-* PDF text has no table markup; a run of at least three short lines that each hold a
-  number and no clause punctuation (``，。；``) is treated as table rows.  This is a
+* PDF text has no table markup; short lines without clause punctuation that hold a
+  number or several space-separated cells are treated as table rows when they cluster.  This is a
   heuristic; the table stage (``PageText.tables``) will replace it.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 _NUM = re.compile(r"\d")
-_PROSE = re.compile(r"[，。；,;]|\.\s")
+_PROSE = re.compile(r"[，。；：;]|[.,]\s")
 
 
 def is_table_line(line: str) -> bool:
@@ -19,17 +19,18 @@ def is_table_line(line: str) -> bool:
     return line.lstrip().startswith("|")
 
 
+def _row_like(line: str) -> bool:
+    if not line or len(line) > 45 or _PROSE.search(line):
+        return False
+    return bool(_NUM.search(line)) or line.count(" ") >= 2
+
+
 def contains_table(text: str) -> bool:
-    """True when ``text`` holds a markdown table or looks like PDF table rows."""
+    """True when ``text`` holds a markdown table or looks like PDF table rows (at least
+    three row-like lines — short, no clause punctuation, a number or several space-separated
+    cells — within four consecutive lines)."""
     lines = [ln.strip() for ln in text.split("\n")]
     if sum(1 for ln in lines if is_table_line(ln)) >= 2:
         return True
-    run = 0
-    for ln in lines:
-        if ln and len(ln) <= 40 and _NUM.search(ln) and not _PROSE.search(ln):
-            run += 1
-            if run >= 3:
-                return True
-        else:
-            run = 0
-    return False
+    flags = [_row_like(ln) for ln in lines]
+    return any(sum(flags[i:i + 4]) >= 3 for i in range(len(flags)))
