@@ -1,0 +1,134 @@
+"""Run a function in a child process with a wall-clock timeout and a memory limit.
+
+Untrusted PDFs/DOCX can make parsing libraries hang, recurse or eat memory (corpus cases
+C16, G08). The child is a fresh interpreter (``subprocess``, not ``multiprocessing``: it
+does not re-import the caller's ``__main__`` and is safe to start from a threaded asyncio
+service). It sets ``RLIMIT_AS`` (address space) before importing anything, reads the pickled
+``(func, args)`` from stdin and writes one pickled result message to its original stdout
+(library output on stdout is redirected to stderr so it cannot corrupt the result). The
+parent waits at most ``timeout_s`` seconds and kills the child otherwise. Pickle protocol 5
+copies ``bytes`` (page PDFs) without re-encoding, so transfer costs about one memcpy.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from shared.errors import DocumentError
+
+T = TypeVar("T")
+
+_REPO_ROOT = str(Path(__file__).resolve().parents[2])
+_CHILD_CODE = "import sys; from services.parser.isolation import child_main; child_main(int(sys.argv[1]))"
+
+
+def child_main(memory_limit_bytes: int) -> None:
+    """Entry point of the child interpreter (not for direct use).
+
+    Args:
+        memory_limit_bytes: RLIMIT_AS to apply, bytes (0: none).
+    """
+    if memory_limit_bytes:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
+    out_fd = os.dup(1)
+    os.dup2(2, 1)  # anything printed by libraries goes to stderr
+    memory_msg = pickle.dumps(("memory",), protocol=pickle.HIGHEST_PROTOCOL)
+    with os.fdopen(out_fd, "wb") as out:
+        try:
+            try:
+                func, args = pickle.loads(sys.stdin.buffer.read())
+                message: tuple = ("ok", func(*args))
+            except DocumentError as exc:
+                message = ("document_error", exc.reason, exc.code)
+            except MemoryError:
+                message = ("memory",)
+            except RecursionError:
+                message = ("document_error", "The file is too deeply nested to read; it is probably corrupt.",
+                           "corrupt")
+            except Exception as exc:  # noqa: BLE001 - reported to the parent as a transient error
+                message = ("error", f"{type(exc).__name__}: {exc}")
+            payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+            del message
+            out.write(payload)
+        except MemoryError:
+            out.write(memory_msg)
+
+
+def _limit_text(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds >= 1 else f"{seconds:.2f} s"
+
+
+def run_isolated(
+    func: Callable[..., T],
+    args: tuple,
+    timeout_s: float,
+    memory_limit_bytes: int | None,
+) -> T:
+    """Run ``func(*args)`` in a child process and return its result.
+
+    Args:
+        func: a module-level (picklable) function; ``args`` must be picklable too.
+        timeout_s: wall-clock limit in seconds, counted from the child's start.
+        memory_limit_bytes: ``RLIMIT_AS`` for the child in bytes (None/0: no limit).
+
+    Raises:
+        DocumentError: re-raised from the child; code ``timeout`` when the limit is hit (the
+            child is killed); ``too_large`` when the child ran out of memory; ``crash`` when
+            it died without a result.
+        RuntimeError: the child raised any other exception (message included).
+    """
+    request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([_REPO_ROOT, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD_CODE, str(int(memory_limit_bytes or 0))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        out, err = proc.communicate(request, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise DocumentError(
+            f"Reading the file took longer than {_limit_text(timeout_s)}; the file is probably "
+            "corrupt or far too complex. Try saving it again (e.g. print to PDF) and re-upload.",
+            code="timeout",
+        ) from None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    try:
+        message = pickle.loads(out)
+    except Exception:  # noqa: BLE001 - no (complete) result: the child died
+        if b"MemoryError" in err:
+            message = ("memory",)
+        else:
+            raise DocumentError(
+                f"Reading the file crashed the reader (exit code {proc.returncode}); "
+                "the file is probably corrupt.",
+                code="crash",
+            ) from None
+    kind = message[0]
+    if kind == "ok":
+        return message[1]
+    if kind == "document_error":
+        raise DocumentError(message[1], code=message[2])
+    if kind == "memory":
+        limit_mb = (memory_limit_bytes or 0) / 2**20
+        raise DocumentError(
+            f"Reading the file needed more than the {limit_mb:.0f} MB memory limit; the file is "
+            "probably corrupt or far too large.",
+            code="too_large",
+        )
+    raise RuntimeError(f"parser child failed: {message[1]}")

@@ -1,0 +1,137 @@
+"""Decide a file's type from its content (magic bytes), not from its name.
+
+Recognised: PDF (``%PDF-`` in the first 1024 bytes, as PDF readers accept), DOCX (a ZIP
+holding ``[Content_Types].xml`` and ``word/document.xml``), text (UTF-8/UTF-16 with BOM or
+Big5, see ``txt.try_decode_text``). Everything else is rejected with a reason that says what
+the file really is.
+"""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from shared.errors import DocumentError
+from shared.models import FileType
+
+from .txt import try_decode_text
+
+PDF_HEADER_WINDOW_BYTES = 1024
+DAMAGED_ZIP = "damaged zip"
+_HTML_RE = re.compile(rb"^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|script|meta)\b",
+                      re.IGNORECASE | re.DOTALL)
+
+_NAMES: dict[str, str] = {"pdf": "PDF", "docx": "Word document", "txt": "text file"}
+_EXT_TO_TYPE: dict[str, FileType] = {"pdf": "pdf", "docx": "docx", "txt": "txt"}
+
+# (magic prefix, description) for formats we recognise only to reject them clearly.
+_REJECTED_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-format Office file (.doc/.xls/.ppt)"),
+    (b"{\\rtf", "an RTF document"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+)
+
+
+@dataclass(frozen=True)
+class Sniffed:
+    """``file_type`` decided from content; ``note`` is a user-facing sentence when the
+    file name's extension says something else (benign: the content wins), else None."""
+
+    file_type: FileType
+    note: str | None = None
+
+
+def _extension(filename: str) -> str:
+    return PurePath(filename).suffix.lower().lstrip(".")
+
+
+def _reject(filename: str, what: str, code: str = "unsupported_type") -> DocumentError:
+    ext = _extension(filename)
+    if ext in _NAMES:
+        reason = f"The file named .{ext} is actually {what}; upload the {_NAMES[ext]} itself."
+    else:
+        reason = f"The file is {what}, which is not supported; upload a PDF, Word (.docx) or text file."
+    return DocumentError(reason, code=code)
+
+
+def _zip_kind(data: bytes) -> str:
+    """Return "docx" or a description of what other kind of ZIP ``data`` is."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = set(zf.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return DAMAGED_ZIP
+    if "[Content_Types].xml" in names and "word/document.xml" in names:
+        return "docx"
+    if "xl/workbook.xml" in names:
+        return "an Excel workbook"
+    if "ppt/presentation.xml" in names:
+        return "a PowerPoint presentation"
+    if "content.xml" in names and "mimetype" in names:
+        return "an OpenDocument file"
+    return "a ZIP archive, not a Word document"
+
+
+def sniff(data: bytes, filename: str) -> Sniffed:
+    """Decide the type of the uploaded file ``data`` named ``filename``.
+
+    Returns:
+        ``Sniffed(file_type, note)``.
+
+    Raises:
+        DocumentError: code ``empty`` for a 0-byte file; ``unsupported_type`` for images,
+            HTML, other archives/Office formats and unrecognised binary data.
+    """
+    if not data:
+        raise DocumentError("The file is empty (0 bytes); upload the document again.", code="empty")
+    head = data[:PDF_HEADER_WINDOW_BYTES]
+    detected: FileType | None = None
+    if b"%PDF-" in head:
+        detected = "pdf"
+    elif data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        kind = _zip_kind(data)
+        if kind == DAMAGED_ZIP:
+            raise DocumentError(
+                "The file is a damaged or incomplete ZIP/Word file; upload the complete document.",
+                code="corrupt",
+            )
+        if kind != "docx":
+            raise _reject(filename, kind)
+        detected = "docx"
+    else:
+        for magic, what in _REJECTED_MAGIC:
+            if data.startswith(magic):
+                raise _reject(filename, what)
+        if data.startswith(b"BM") and data[6:10] == b"\x00\x00\x00\x00" and len(data) > 26:
+            raise _reject(filename, "a BMP image")
+        if _HTML_RE.match(head):
+            raise _reject(filename, "a web page (HTML), probably an error page saved instead of the document")
+        if try_decode_text(data) is not None:
+            detected = "txt"
+    if detected is None:
+        ext = _extension(filename)
+        if ext == "txt":
+            raise DocumentError(
+                "The text file is not in a supported encoding (UTF-8 or Big5), or is not text; "
+                "save it as UTF-8 and upload it again.",
+                code="unsupported_encoding",
+            )
+        raise _reject(filename, "unrecognised binary data (not a PDF, Word or text file)")
+    note = None
+    claimed = _EXT_TO_TYPE.get(_extension(filename))
+    if claimed is not None and claimed != detected:
+        note = (
+            f"The file is named .{_extension(filename)} but contains a {_NAMES[detected]}; "
+            f"it was read as a {_NAMES[detected]}."
+        )
+    return Sniffed(detected, note)
