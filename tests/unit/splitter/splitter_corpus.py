@@ -27,7 +27,7 @@ def _parser_api():
     return parse_document
 
 
-def _pdfium_doc(path: Path) -> ParsedDocument:
+def pdfium_doc(path: Path) -> ParsedDocument:
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(str(path))
@@ -100,14 +100,16 @@ def load_doc(path: Path) -> ParsedDocument:
     api = _parser_api()
     doc = None
     if api is not None:
+        from shared.settings import Settings
+
         try:
-            doc = api(path)
-        except TypeError:
+            doc = api(path.read_bytes(), path.name, path.stem, Settings(_env_file=None)).parsed
+        except Exception:  # parser still in progress: use the local reader
             doc = None
     if doc is None:
         suffix = path.suffix.lower()
         if suffix == ".pdf":
-            doc = _pdfium_doc(path)
+            doc = pdfium_doc(path)
         elif suffix == ".docx":
             doc = _docx_doc(path)
         else:

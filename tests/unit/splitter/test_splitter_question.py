@@ -9,7 +9,7 @@ from services.splitter.preprocess import build_body
 from services.splitter.split import split_document
 from services.splitter.tokens import count_tokens
 from shared.models import PageText, ParsedDocument
-from splitter_corpus import FIXTURES, REAL, load_doc, load_truth, pypdf_doc
+from splitter_corpus import FIXTURES, REAL, load_doc, load_truth, pdfium_doc, pypdf_doc
 
 E, B, L, A = "E_基礎設施", "B_古洞北粉嶺北新發展區概覽", "L_補償及安置安排", "A_詳細數字一覽表"
 
@@ -25,11 +25,14 @@ def qa_chunks(cs):
 def _load(stem, ext):
     if ext == "pypdf":
         return pypdf_doc(FIXTURES / f"{stem}.pdf")
+    if ext == "pdfium":
+        return pdfium_doc(FIXTURES / f"{stem}.pdf")
     return load_doc(FIXTURES / f"{stem}.{ext}")
 
 
-CASES = [(E, "pdf"), (E, "docx"), (E, "txt"), (E, "pypdf"), (B, "pdf"), (B, "docx"), (B, "pypdf"),
-         (L, "pdf"), (L, "docx"), (L, "pypdf")]
+# "pdf"/"docx"/"txt": the parser's API (or the local reader); "pypdf"/"pdfium": raw extractor text
+CASES = [(E, "pdf"), (E, "docx"), (E, "txt"), (E, "pypdf"), (E, "pdfium"), (B, "pdf"), (B, "docx"), (B, "pypdf"),
+         (B, "pdfium"), (L, "pdf"), (L, "docx"), (L, "pypdf"), (L, "pdfium")]
 
 
 @pytest.mark.parametrize("stem,ext", CASES)
@@ -126,7 +129,7 @@ def test_policy_address_negative_control(settings):
     assert not qa_chunks(cs)
 
 
-@pytest.mark.parametrize("loader", [load_doc, pypdf_doc])
+@pytest.mark.parametrize("loader", [load_doc, pypdf_doc, pdfium_doc])
 def test_faq_guide_19_pairs(loader, settings):
     doc = loader(REAL / "hk_ld_ec_ordinance_guide_faq_en.pdf")
     cs = split_document(doc, "question", settings)
