@@ -1,0 +1,39 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { App } from './App';
+import { installMockEventSource, jsonResponse, mockFetch, renderWithProviders } from './test/utils';
+
+beforeEach(() => {
+  installMockEventSource();
+  mockFetch({
+    'GET /api/v1/documents': () => jsonResponse({ documents: [], total_documents: 0, total_chunks: 0 }),
+  });
+});
+
+describe('navigation', () => {
+  it('highlights the active tab and switches pages', async () => {
+    const user = userEvent.setup();
+    renderWithProviders(<App />);
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    const ltt = screen.getByRole('link', { name: 'LTT' });
+    const rag = screen.getByRole('link', { name: 'RAG Database' });
+    expect(nav).toContainElement(ltt);
+    expect(ltt).toHaveAttribute('href', '/');
+    expect(rag).toHaveAttribute('href', '/rag-database');
+    expect(ltt).toHaveAttribute('aria-current', 'page');
+    expect(rag).not.toHaveAttribute('aria-current');
+    expect(screen.getByRole('heading', { name: 'Ask the briefing papers' })).toBeInTheDocument();
+
+    await user.click(rag);
+    expect(await screen.findByRole('heading', { name: 'RAG Database', level: 1 })).toBeInTheDocument();
+    expect(rag).toHaveAttribute('aria-current', 'page');
+    expect(ltt).not.toHaveAttribute('aria-current');
+  });
+
+  it('opens the RAG Database page directly by URL', async () => {
+    renderWithProviders(<App />, { route: '/rag-database' });
+    expect(await screen.findByRole('heading', { name: 'RAG Database', level: 1 })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'RAG Database' })).toHaveAttribute('aria-current', 'page');
+  });
+});
