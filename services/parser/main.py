@@ -15,7 +15,7 @@ from services.parser.parse import parse_document_isolated
 from shared import storage, topics
 from shared.errors import DocumentError
 from shared.events import DocumentParsed, DocumentUploaded, ProgressEvent
-from shared.kafka import make_broker, publish_event, publish_progress, run_stage
+from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import PAGES
 from shared.settings import get_settings
 from shared.storage import ObjectStore
@@ -24,6 +24,7 @@ from shared.worker import make_app
 GROUP = "parser"
 settings = get_settings()
 broker = make_broker(settings, "parser")
+pubs = stage_publishers(broker, topics.PARSED)
 store: ObjectStore | None = None
 
 
@@ -48,7 +49,7 @@ async def parse_and_store(event: DocumentUploaded) -> DocumentParsed | None:
     doc_id = event.document_id
     if not await asyncio.to_thread(store.exists, storage.manifest_key(doc_id)):
         return None  # deleted or replaced before we got to it
-    await publish_progress(broker, ProgressEvent(document_id=doc_id, department=event.department,
+    await pubs.report(ProgressEvent(document_id=doc_id, department=event.department,
                                                  filename=event.filename, stage="parsing",
                                                  status="processing"))
     try:
@@ -68,7 +69,7 @@ async def parse_and_store(event: DocumentUploaded) -> DocumentParsed | None:
     for i, (n, pdf) in enumerate(sorted(out.page_pdfs.items()), start=1):
         await asyncio.to_thread(store.put_bytes, storage.page_pdf_key(doc_id, n), pdf, "application/pdf")
         if i % 10 == 0 or i == total:
-            await publish_progress(broker, ProgressEvent(
+            await pubs.report(ProgressEvent(
                 document_id=doc_id, department=event.department, filename=event.filename,
                 stage="parsing", status="processing", pages_done=i, pages_total=total))
     await asyncio.to_thread(store.put_json, storage.pages_key(doc_id), parsed)
@@ -105,12 +106,12 @@ def _ranges(pages: list[int]) -> str:
 @broker.subscriber(topics.UPLOADED, group_id=GROUP, ack_policy=AckPolicy.ACK, max_poll_records=1)
 async def on_uploaded(event: DocumentUploaded) -> None:
     """Handle one upload under the retry/dead-letter contract of ``shared.kafka.run_stage``."""
-    parsed = await run_stage(broker=broker, settings=settings, stage="parsing", group=GROUP,
+    parsed = await run_stage(pubs=pubs, settings=settings, stage="parsing", group=GROUP,
                              topic=topics.UPLOADED, event=event, filename=event.filename,
                              work=lambda: parse_and_store(event))
     if parsed is not None:
-        await publish_event(broker, parsed, topics.PARSED)
-        await publish_progress(broker, ProgressEvent(
+        await pubs.emit(parsed)
+        await pubs.report(ProgressEvent(
             document_id=parsed.document_id, department=parsed.department, filename=parsed.filename,
             stage="parsing", status="processing", pages_done=parsed.page_count,
             pages_total=parsed.page_count, page_count=parsed.page_count, file_type=parsed.file_type,
