@@ -9,16 +9,21 @@ export interface DocumentInfo {
   filename: string;
   file_type: FileType;
   strategy: ChunkingStrategy;
-  /** The strategy that actually produced the chunks, e.g. "token" when question fell back. */
-  strategy_used: string;
+  /** The strategy that actually produced the chunks, e.g. "token" when question fell back; null before/without splitting. */
+  strategy_used: string | null;
   status: DocumentStatus;
   /** uploaded | parsing | splitting | embedding | indexed | failed ... */
   stage: string;
   pages_done: number;
   pages_total: number;
+  /** What pages_done/pages_total count: "pages" while parsing, "chunks" while embedding. */
+  unit?: string;
   page_count: number | null;
   chunk_count: number;
   upload_date: string;
+  updated_at?: string;
+  size_bytes?: number;
+  department?: string;
   error: string | null;
   warnings: string[];
 }
@@ -80,6 +85,7 @@ export interface ProgressEvent {
   status: DocumentStatus;
   pages_done: number;
   pages_total: number;
+  unit?: string;
   chunk_count: number;
   error: string | null;
   warnings: string[];

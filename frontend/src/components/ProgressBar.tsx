@@ -2,7 +2,7 @@ import { Group, Progress, Stack, Text } from '@mantine/core';
 import type { DocumentInfo } from '../types';
 import { stageLabel } from '../lib/format';
 
-type ProgressFields = Pick<DocumentInfo, 'filename' | 'status' | 'stage' | 'pages_done' | 'pages_total'>;
+type ProgressFields = Pick<DocumentInfo, 'filename' | 'status' | 'stage' | 'pages_done' | 'pages_total' | 'unit'>;
 
 /** Rough position of each pipeline stage, used when there is no page count yet. */
 const STAGE_FALLBACK: Record<string, number> = {
@@ -27,7 +27,8 @@ export function progressPercent(doc: ProgressFields): number {
 export function ProgressBar({ doc }: { doc: ProgressFields }) {
   const value = progressPercent(doc);
   const stage = stageLabel(doc.status === 'queued' && !doc.stage ? 'queued' : doc.stage);
-  const pages = doc.pages_total > 0 ? `${doc.pages_done} / ${doc.pages_total} pages` : null;
+  const unit = doc.unit || 'pages';
+  const pages = doc.pages_total > 0 ? `${doc.pages_done} / ${doc.pages_total} ${unit}` : null;
   const label = `${stage}${pages ? ` · ${pages}` : ''}`;
   return (
     <Stack gap={4}>

@@ -35,6 +35,7 @@ function mergeDocument(doc: DocumentInfo, event: ProgressEvent): DocumentInfo {
     status: event.status ?? doc.status,
     pages_done: event.pages_done ?? doc.pages_done,
     pages_total: event.pages_total ?? doc.pages_total,
+    unit: event.unit ?? doc.unit,
     chunk_count: event.chunk_count ?? doc.chunk_count,
     error: event.error !== undefined ? event.error : doc.error,
     warnings: event.warnings ?? doc.warnings,

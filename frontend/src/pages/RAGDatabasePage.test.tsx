@@ -105,6 +105,27 @@ describe('RAGDatabasePage', () => {
     );
     expect(within(row).getByTestId('progress-stage')).toHaveTextContent('Embedding · 9 / 27 pages');
 
+    // While embedding the backend may count chunks instead of pages.
+    act(() =>
+      source.emit('progress', {
+        document_id: 'doc-9',
+        filename: '基礎設施.pdf',
+        stage: 'embedding',
+        status: 'processing',
+        pages_done: 3,
+        pages_total: 12,
+        unit: 'chunks',
+        chunk_count: 6,
+        error: null,
+        warnings: [],
+        ts: 2.5,
+      }),
+    );
+    await waitFor(() =>
+      expect(within(row).getByTestId('progress-stage')).toHaveTextContent('Embedding · 3 / 12 chunks'),
+    );
+    expect(within(row).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '25');
+
     serverDoc = {
       ...serverDoc,
       status: 'failed',
