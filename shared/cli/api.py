@@ -1,0 +1,109 @@
+"""Async calls to the gateway HTTP API (``/api/v1``) with errors turned into ``ApiError``.
+
+Every function takes an ``httpx.AsyncClient`` whose ``base_url`` is the gateway root
+(e.g. ``http://localhost:8080``) and returns the decoded JSON body.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+DEFAULT_URL = "http://localhost:8080"
+API = "/api/v1"
+
+
+class ApiError(Exception):
+    """A gateway call failed; ``str(e)`` is a one-line message for the user.
+
+    Attributes:
+        status: the HTTP status code, or ``None`` when the gateway was not reachable.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def resolve_url(flag: str | None) -> str:
+    """Gateway root URL: ``--url`` flag, else env ``LEGCO_URL``, else ``DEFAULT_URL``; no
+    trailing slash."""
+    return (flag or os.environ.get("LEGCO_URL") or DEFAULT_URL).rstrip("/")
+
+
+def make_client(url: str, timeout_s: float = 120.0) -> httpx.AsyncClient:
+    """A keep-alive client for the gateway at ``url`` (``timeout_s`` seconds per request)."""
+    return httpx.AsyncClient(base_url=url, timeout=timeout_s)
+
+
+def error_detail(resp: httpx.Response) -> str:
+    """The human part of an error response: FastAPI's ``detail`` (string or validation list),
+    else the body text (first 300 characters)."""
+    try:
+        detail = resp.json().get("detail")
+    except (ValueError, AttributeError):
+        detail = None
+    if isinstance(detail, list):
+        return "; ".join(f"{'.'.join(str(x) for x in d.get('loc', []))}: {d.get('msg', '')}"
+                         if isinstance(d, dict) else str(d) for d in detail)
+    if detail:
+        return str(detail)
+    return resp.text.strip()[:300] or resp.reason_phrase
+
+
+async def call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any) -> Any:
+    """Send one request and return its JSON body.
+
+    Args:
+        method: HTTP method; path: relative to the gateway root (``/api/v1/...``);
+        kwargs: passed to ``httpx.AsyncClient.request`` (``json``, ``params``, ``files``).
+
+    Raises:
+        ApiError: transport failure (``status`` None) or a non-2xx answer (message
+            ``"<status> <detail>"``).
+    """
+    try:
+        resp = await client.request(method, path, **kwargs)
+    except httpx.TimeoutException:
+        raise ApiError(f"The gateway at {client.base_url} did not answer in time.") from None
+    except httpx.TransportError as e:
+        raise ApiError(f"Cannot reach the gateway at {client.base_url} ({type(e).__name__}).") from None
+    if resp.status_code >= 400:
+        raise ApiError(f"{resp.status_code} {error_detail(resp)}", resp.status_code)
+    return resp.json()
+
+
+async def upload(client: httpx.AsyncClient, path: Path, strategy: str) -> dict[str, Any]:
+    """``POST /api/v1/ingest?strategy=`` with the file as multipart field ``file``.
+
+    Returns ``{document_id, filename, strategy, status, replaced}``.
+
+    Raises:
+        ApiError: e.g. 400 unsupported type/empty file, 413 too large.
+        OSError: the file cannot be read.
+    """
+    data = path.read_bytes()
+    return await call(client, "POST", f"{API}/ingest", params={"strategy": strategy},
+                      files={"file": (path.name, data, "application/octet-stream")})
+
+
+async def get_document(client: httpx.AsyncClient, document_id: str) -> dict[str, Any]:
+    """``GET /api/v1/documents/{id}``: the document's record. Raises ``ApiError`` (404 unknown)."""
+    return await call(client, "GET", f"{API}/documents/{document_id}")
+
+
+async def list_documents(client: httpx.AsyncClient) -> dict[str, Any]:
+    """``GET /api/v1/documents``: ``{documents: [...], total_documents, total_chunks}``."""
+    return await call(client, "GET", f"{API}/documents")
+
+
+async def delete_document(client: httpx.AsyncClient, document_id: str) -> dict[str, Any]:
+    """``DELETE /api/v1/documents/{id}``: ``{deleted, message}``. Raises ``ApiError``."""
+    return await call(client, "DELETE", f"{API}/documents/{document_id}")
+
+
+async def query(client: httpx.AsyncClient, question: str, top_k: int) -> dict[str, Any]:
+    """``POST /api/v1/query``: ``{answer, answer_mode, notice, llm_model, sources}``."""
+    return await call(client, "POST", f"{API}/query", json={"question": question, "top_k": top_k})

@@ -1,0 +1,43 @@
+"""``legco`` entry point: argument parsing and dispatch to the subcommand modules."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from shared.cli import api, ask_cmd, docs_cmd, ingest_cmd, split_cmd
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand; each sets ``func`` (returns the exit code)."""
+    ap = argparse.ArgumentParser(prog="legco", description="Client for the LegCo briefing assistant.")
+    ap.add_argument("--url", default=None,
+                    help=f"gateway URL (default: $LEGCO_URL or {api.DEFAULT_URL})")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (ingest_cmd, ask_cmd, docs_cmd, split_cmd):
+        module.add_parser(sub)
+    return ap
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse ``argv`` (default ``sys.argv[1:]``) and resolve ``url`` (flag, env, default)."""
+    args = build_parser().parse_args(argv)
+    args.url = api.resolve_url(args.url)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``legco``; returns the process exit code (0 ok, 1 failure, 2 usage error)."""
+    args = parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
