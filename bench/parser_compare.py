@@ -122,6 +122,24 @@ def garbage_table() -> None:
         print(f"| {path.parent.name}/{path.name} | " + " | ".join(cells) + " |")
 
 
+def shipped_table() -> None:
+    """The shipped combination (pypdf first, per-page pypdfium2 fallback, garble check)."""
+    from services.parser.pdf import extract_pdf_text
+    from shared.settings import Settings
+
+    quiet_pypdf_logging()
+    print("\n## Shipped extract_pdf_text (pypdf + per-page pypdfium2 fallback)\n")
+    print("| file | pages | chars | bad | scanned | extractor |")
+    print("|---|---|---|---|---|---|")
+    for path in sorted((CORPUS / "fixtures").glob("*.pdf")) + sorted((CORPUS / "real").glob("*.pdf")):
+        result = extract_pdf_text(path.read_bytes(), Settings())
+        text = "".join(p.text for p in result.pages)
+        rep = garble_score(text)
+        scanned = sum(p.scanned for p in result.pages)
+        print(f"| {path.parent.name}/{path.name} | {len(result.pages)} | {rep.visible_chars} | "
+              f"{rep.bad_chars} | {scanned} | {result.extractor} |")
+
+
 def bad_table() -> None:
     print("\n## corpus/bad PDFs\n")
     print("| file | " + " | ".join(f"{n} result | {n} s" for n in BACKENDS) + " |")
@@ -166,6 +184,7 @@ def main() -> None:
     args = ap.parse_args()
     quality_table()
     garbage_table()
+    shipped_table()
     bad_table()
     speed_table(args.repeat)
 
