@@ -340,9 +340,8 @@ def parse_docx(data: bytes, settings: Settings) -> PageText:
     try:
         document = docx.Document(io.BytesIO(data))
         text = docx_to_text(document)
-    except DocumentError:
+    except (DocumentError, MemoryError, RecursionError):
         raise
-    except (KeyError, ValueError, zipfile.BadZipFile, etree.XMLSyntaxError, AttributeError,
-            TypeError, IndexError) as exc:
+    except Exception as exc:  # noqa: BLE001 - python-docx/lxml errors on a malformed package
         raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
     return PageText(page_number=None, text=text, char_count=len(text))

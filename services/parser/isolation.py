@@ -15,6 +15,7 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -24,6 +25,7 @@ from shared.errors import DocumentError
 T = TypeVar("T")
 
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
+_STDERR_TAIL_BYTES = 64 * 1024
 _CHILD_CODE = "import sys; from services.parser.isolation import child_main; child_main(int(sys.argv[1]))"
 
 
@@ -87,27 +89,19 @@ def run_isolated(
     request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([_REPO_ROOT, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _CHILD_CODE, str(int(memory_limit_bytes or 0))],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    try:
-        out, err = proc.communicate(request, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise DocumentError(
-            f"Reading the file took longer than {_limit_text(timeout_s)}; the file is probably "
-            "corrupt or far too complex. Try saving it again (e.g. print to PDF) and re-upload.",
-            code="timeout",
-        ) from None
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    # stderr goes to a temporary file, not a pipe: a library that logs without end cannot
+    # fill the parent's memory; only its tail is read back (to recognise MemoryError).
+    with tempfile.TemporaryFile() as err_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _CHILD_CODE, str(int(memory_limit_bytes or 0))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err_file,
+            env=env,
+        )
+        out = _communicate(proc, request, timeout_s)
+        err_file.seek(max(0, err_file.seek(0, os.SEEK_END) - _STDERR_TAIL_BYTES))
+        err = err_file.read()
     try:
         message = pickle.loads(out)
     except Exception:  # noqa: BLE001 - no (complete) result: the child died
@@ -132,3 +126,23 @@ def run_isolated(
             code="too_large",
         )
     raise RuntimeError(f"parser child failed: {message[1]}")
+
+
+def _communicate(proc: subprocess.Popen, request: bytes, timeout_s: float) -> bytes:
+    """Send ``request``, return the child's stdout; kill it after ``timeout_s`` seconds."""
+    try:
+        out, _ = proc.communicate(request, timeout=timeout_s)
+        return out
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise DocumentError(
+            f"Reading the file took longer than {_limit_text(timeout_s)}; the file is probably "
+            "corrupt or far too complex. Try saving it again (e.g. print to PDF) and re-upload.",
+            code="timeout",
+        ) from None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+

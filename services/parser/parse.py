@@ -6,7 +6,7 @@ service should call it for untrusted uploads (see ``isolation.py``).
 """
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from shared.models import ParsedDocument
 from shared.settings import Settings
@@ -26,8 +26,6 @@ class ParseOutput(BaseModel):
     ``parsed``: per-page text (``ParsedDocument``). ``page_pdfs``: one-page PDF bytes by
     1-based page number (every page of a PDF; empty for DOCX/TXT).
     """
-
-    model_config = ConfigDict(arbitrary_types_allowed=False)
 
     parsed: ParsedDocument
     page_pdfs: dict[int, bytes] = Field(default_factory=dict)

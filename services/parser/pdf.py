@@ -92,6 +92,8 @@ def _read_primary(data: bytes) -> tuple[list[RawPage], Backend, Backend | None]:
         if exc.code == "encrypted":
             raise
         first_error: Exception = exc
+    except MemoryError:
+        raise
     except Exception as exc:  # noqa: BLE001 - an unexpected pypdf bug: try the other library
         first_error = exc
     try:

@@ -87,6 +87,8 @@ def _pypdf_has_images(page: pypdf.PageObject) -> bool | None:
 def read_pypdf(data: bytes) -> list[RawPage]:
     """Per-page text with pypdf (``extract_text()`` in its default plain mode).
 
+    A page whose text cannot be extracted gets empty text and ``has_images=None``.
+
     Raises:
         DocumentError: as ``open_pypdf``; code ``corrupt`` if page content cannot be read.
     """
@@ -95,13 +97,21 @@ def read_pypdf(data: bytes) -> list[RawPage]:
     try:
         for i, page in enumerate(reader.pages, start=1):
             box = page.cropbox
+            try:
+                text = page.extract_text() or ""
+                has_images = _pypdf_has_images(page)
+            except MemoryError:
+                raise
+            except Exception:  # noqa: BLE001 - one unreadable page: empty text, the caller
+                # sees a page below the scan threshold and asks the fallback library.
+                text, has_images = "", None
             pages.append(
                 RawPage(
                     page_number=i,
-                    text=page.extract_text() or "",
+                    text=text,
                     width_pt=abs(float(box.width)),
                     height_pt=abs(float(box.height)),
-                    has_images=_pypdf_has_images(page),
+                    has_images=has_images,
                 )
             )
     except FileNotDecryptedError as exc:

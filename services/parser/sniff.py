@@ -96,9 +96,7 @@ def sniff(data: bytes, filename: str) -> Sniffed:
         raise DocumentError("The file is empty (0 bytes); upload the document again.", code="empty")
     head = data[:PDF_HEADER_WINDOW_BYTES]
     detected: FileType | None = None
-    if b"%PDF-" in head:
-        detected = "pdf"
-    elif data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         kind = _zip_kind(data)
         if kind == DAMAGED_ZIP:
             raise DocumentError(
@@ -108,6 +106,8 @@ def sniff(data: bytes, filename: str) -> Sniffed:
         if kind != "docx":
             raise _reject(filename, kind)
         detected = "docx"
+    elif b"%PDF-" in head:
+        detected = "pdf"
     else:
         for magic, what in _REJECTED_MAGIC:
             if data.startswith(magic):

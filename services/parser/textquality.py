@@ -86,15 +86,20 @@ class GarbleReport:
         return self.score >= GARBLE_THRESHOLD
 
 
-def garble_score(text: str) -> GarbleReport:
+def garble_score(text: str, check_scripts: bool = True) -> GarbleReport:
     """Score ``text`` (already ``\\r``-free or not; CR is ignored) for extraction garbage.
 
     The signals are the ones seen on PDFs whose fonts lack a Unicode mapping (corpus case
     C01d): pypdf/pypdfium2 emit raw glyph ids as C0 control characters, pdfminer emits
-    ``(cid:N)``; broken decoders emit U+FFFD.
+    ``(cid:N)``; broken decoders emit U+FFFD; fonts an extractor mis-decodes turn CJK into
+    letters of scripts a HK paper does not use (Arabic, Syriac, IPA, Indic...; see
+    ``_EXPECTED_RANGES``). This follows the "garble score" idea of the corpus MANIFEST
+    (share of impossible characters); the threshold is tuned on the corpus.
+    ``check_scripts=False`` skips the script test (for text known to be decoded correctly,
+    e.g. strict UTF-8, where any script is genuine).
     """
     text = text.replace("\r", "")
-    foreign = sum(1 for ch in text if not _expected_char(ch))
+    foreign = sum(1 for ch in text if not _expected_char(ch)) if check_scripts else 0
     cids = _CID_RE.findall(text)
     cid_chars = sum(len(c) for c in cids)
     without_cid = _CID_RE.sub("", text)

@@ -28,9 +28,12 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 _PLAIN_CODECS: tuple[str, ...] = ("utf-8", "cp950", "big5hkscs")
 
 
-def _plausible(text: str) -> bool:
-    """Decoded text is plausible when it has no NUL and a low garble score."""
-    return "\x00" not in text and not garble_score(text).garbled
+def _plausible(text: str, codec: str) -> bool:
+    """Decoded text is plausible when it has no NUL and a low garble score. Strictly
+    decoded UTF-8/UTF-16 may be in any script; a legacy Chinese codec's result must also look
+    like zh/en text (a wrong guess yields letters of unrelated scripts)."""
+    unicode_codec = codec.startswith("utf")
+    return "\x00" not in text and not garble_score(text, check_scripts=not unicode_codec).garbled
 
 
 def try_decode_text(data: bytes) -> tuple[str, str] | None:
@@ -53,7 +56,7 @@ def try_decode_text(data: bytes) -> tuple[str, str] | None:
         except UnicodeDecodeError:
             continue
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if _plausible(text):
+        if _plausible(text, codec):
             return text, codec
     return None
 

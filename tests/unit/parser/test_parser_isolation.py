@@ -38,3 +38,21 @@ def test_memory_limit(corpus):
         parse_document_isolated(data, "e.pdf", "doc-m", Settings(parse_memory_limit_bytes=64 * 1024 * 1024))
     assert err.value.code == "too_large"
     assert "memory limit" in err.value.reason
+
+
+def test_child_dying_without_result_is_a_crash():
+    import os
+
+    from services.parser.isolation import run_isolated
+
+    with pytest.raises(DocumentError) as err:
+        run_isolated(os._exit, (3,), timeout_s=30, memory_limit_bytes=None)
+    assert err.value.code == "crash" and "exit code 3" in err.value.reason
+
+
+def test_unexpected_child_exception_is_not_a_document_error():
+    from services.parser.isolation import run_isolated
+
+    with pytest.raises(RuntimeError, match="ValueError"):
+        run_isolated(int, ("not a number",), timeout_s=30, memory_limit_bytes=None)
+    assert run_isolated(int, ("42",), timeout_s=30, memory_limit_bytes=None) == 42

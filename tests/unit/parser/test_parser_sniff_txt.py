@@ -105,3 +105,10 @@ def test_fixture_txt_export(corpus, parse_corpus, truth_of, no_ws):
     for item in t["qa_pairs"]:
         assert no_ws(item["question"]) in text
     assert not out.parsed.full_text().startswith("\ufeff")
+
+
+def test_utf8_in_any_script_is_kept_but_latin1_guess_is_refused():
+    russian = "Законодательный совет Гонконга"
+    assert try_decode_text(russian.encode("utf-8")) == (russian, "utf-8")
+    # cp1252 bytes are not valid UTF-8 and not Big5 (0xE9 followed by a space)
+    assert try_decode_text("café au lait".encode("cp1252")) is None
