@@ -95,3 +95,12 @@ describe('AnswerPanel', () => {
     expect(screen.getByText('No source passages were returned.')).toBeInTheDocument();
   });
 });
+
+describe('AnswerPanel line breaks', () => {
+  it('keeps single newlines of extracted passages as line breaks', () => {
+    const { container } = renderWithProviders(
+      <AnswerPanel response={response({ answer: '條例要求\n網約車合規措施', answer_mode: 'extractive', sources: [] })} />,
+    );
+    expect(container.querySelectorAll('.markdown-body br')).toHaveLength(1);
+  });
+});

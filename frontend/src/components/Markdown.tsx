@@ -1,9 +1,11 @@
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
+import remarkBreaks from 'remark-breaks';
 import { Table, Typography } from '@mantine/core';
 
 // Server text is rendered as markdown only: raw HTML is never rendered
-// (no rehype-raw; `skipHtml` drops HTML nodes entirely).
+// (no rehype-raw; `skipHtml` drops HTML nodes entirely). Single newlines are
+// kept as line breaks: extracted PDF passages rely on them for structure.
 const components: Components = {
   table: ({ children }) => (
     <Table.ScrollContainer minWidth={320} type="native">
@@ -27,7 +29,7 @@ const components: Components = {
 export function Markdown({ children }: { children: string }) {
   return (
     <Typography className="markdown-body">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} skipHtml components={components}>
+      <ReactMarkdown remarkPlugins={[remarkGfm, remarkBreaks]} skipHtml components={components}>
         {children}
       </ReactMarkdown>
     </Typography>
