@@ -216,14 +216,14 @@ class _Walker:
             row: list[str] = []
             tr_pr = tr.find(TR_PR)
             if tr_pr is not None and tr_pr.find(GRID_BEFORE) is not None:
-                row.extend([""] * int(tr_pr.find(GRID_BEFORE).get(W_VAL, "0")))
+                row.extend([""] * _bounded_int(tr_pr.find(GRID_BEFORE).get(W_VAL), 0))
             for tc in self._children(tr, TC):
                 tc_pr = tc.find(TC_PR)
                 span, continued = 1, False
                 if tc_pr is not None:
                     gs = tc_pr.find(GRID_SPAN)
                     if gs is not None:
-                        span = max(1, int(gs.get(W_VAL, "1")))
+                        span = max(1, _bounded_int(gs.get(W_VAL), 1))
                     vm = tc_pr.find(V_MERGE)
                     continued = vm is not None and vm.get(W_VAL, "continue") == "continue"
                 text = "" if continued else self._cell_flat(tc)
@@ -253,6 +253,18 @@ class _Walker:
         lines = [line(grid[0]), "|" + "---|" * width]
         lines.extend(line(r) for r in grid[1:])
         return "\n".join(lines)
+
+
+#: Word allows at most 63 columns; larger spans in the XML are corrupt or hostile.
+MAX_TABLE_COLUMNS = 64
+
+
+def _bounded_int(value: str | None, default: int) -> int:
+    """``w:val`` as an int in 0..MAX_TABLE_COLUMNS (``default`` if missing/invalid)."""
+    try:
+        return min(max(int(value), 0), MAX_TABLE_COLUMNS) if value is not None else default
+    except ValueError:
+        return default
 
 
 def _md_cell(text: str) -> str:
