@@ -13,6 +13,17 @@ export default defineConfig({
       '/api': {
         target: 'http://localhost:8080',
         changeOrigin: true,
+        configure: (proxy) => {
+          // Node holds response headers back until the first body chunk; for the
+          // SSE stream that delays EventSource "open" until the first ping (15 s).
+          proxy.on('proxyRes', (proxyRes, _req, res) => {
+            if (String(proxyRes.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+              process.nextTick(() => {
+                if (!res.headersSent) res.flushHeaders();
+              });
+            }
+          });
+        },
       },
     },
   },
