@@ -52,15 +52,31 @@ describe('ChunkCard', () => {
     expect(within(table).getAllByRole('row')).toHaveLength(3);
   });
 
-  it('drops the question line from the answer text but keeps everything else', () => {
-    expect(answerText(makeQaChunk())).toMatch(/^答：政府已收回/);
+  it('drops headings and the (wrapped) question from the answer text, keeping the whole answer', () => {
+    const answer = answerText(makeQaChunk());
+    expect(answer).toMatch(/^答 A1：政府已收回/);
+    expect(answer).not.toContain('進度如何');
+    expect(answer).toContain('| 2024 | 18 |');
+
+    // English "Q-only" style: the answer follows the question line directly.
+    const english = makeQaChunk({
+      text: 'Q4.\t不選擇安置的住戶可獲多少特惠現金津貼？\n不選擇安置的合資格住戶可領取一次過的特惠現金津貼。',
+      question_id: 'Q4',
+      question_text: '不選擇安置的住戶可獲多少特惠現金津貼？',
+    });
+    expect(answerText(english)).toBe('不選擇安置的合資格住戶可領取一次過的特惠現金津貼。');
+
+    // If the question can't be found, nothing is dropped.
     expect(answerText(makeQaChunk({ text: 'no question line here\nsecond line', question_text: 'Other?' }))).toBe(
       'no question line here\nsecond line',
     );
   });
 
   it('never renders HTML from the server', () => {
-    const chunk = makeQaChunk({ text: 'Q1 question\n<img src=x onerror="alert(1)"><b>bold</b> answer', question_text: 'question' });
+    const chunk = makeQaChunk({
+      text: 'Q1 question\n<img src=x onerror="alert(1)"><b>bold</b> answer',
+      question_text: 'question',
+    });
     const { container } = renderWithProviders(<ChunkCard chunk={chunk} filename="x.pdf" onDelete={vi.fn()} />);
     expect(container.querySelector('img')).toBeNull();
     expect(container.querySelector('b')).toBeNull();

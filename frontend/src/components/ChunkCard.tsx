@@ -9,19 +9,33 @@ export function isQaChunk(chunk: ChunkInfo): boolean {
   return chunk.strategy_type === 'question' && Boolean(chunk.question_id);
 }
 
-/** The chunk text is the question line followed by the answer; drop the question line. */
+function escapeRegExp(ch: string) {
+  return ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The answer part of a Q&A chunk. The chunk text is optional headings
+ * ("備用問答", "(A) 排水系統"), the question (which may wrap over several
+ * lines), then the answer ("答 A1：…" or plain paragraphs). Everything up to
+ * the end of the question is dropped; if the question can't be located the
+ * whole text is returned.
+ */
 export function answerText(chunk: ChunkInfo): string {
   const text = chunk.text ?? '';
-  const newline = text.indexOf('\n');
-  if (newline < 0) return text;
-  const first = text.slice(0, newline).trim();
-  const q = chunk.question_text?.trim();
-  const looksLikeQuestion =
-    (q && (first.includes(q) || q.includes(first))) ||
-    (chunk.question_id && first.startsWith(chunk.question_id)) ||
-    /^(問|Q\d*|Question)\b/.test(first) ||
-    first.startsWith('問');
-  return looksLikeQuestion ? text.slice(newline + 1).replace(/^\s+/, '') : text;
+  const question = (chunk.question_text ?? '').replace(/\s+/g, '');
+  if (question) {
+    // Match the question text with any whitespace/line breaks between characters.
+    const pattern = new RegExp(Array.from(question, escapeRegExp).join('\\s*'));
+    const match = pattern.exec(text);
+    if (match) {
+      const rest = text.slice(match.index + match[0].length).replace(/^\s+/, '');
+      if (rest) return rest;
+    }
+  }
+  // Fallback: start at an explicit answer marker (答 / A1: / Answer).
+  const marker = /^\s*(答|Answer\b|A\d+\s*[:：︰.])/m.exec(text);
+  if (marker) return text.slice(marker.index).replace(/^\s+/, '');
+  return text;
 }
 
 export function qaHeading(chunk: ChunkInfo): string {

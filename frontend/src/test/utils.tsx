@@ -136,8 +136,11 @@ export function makeQaChunk(overrides: Partial<ChunkInfo> = {}): ChunkInfo {
     chunk_id: 'doc-2_0',
     chunk_index: 0,
     text: [
-      '問：古洞北新發展區的收地進度如何？',
-      '答：政府已收回約 80% 的私人土地。',
+      '備用問答',
+      '(A) 收地及清拆',
+      '問 A1：古洞北新發展區的收地',
+      '進度如何？',
+      '答 A1：政府已收回約 80% 的私人土地。',
       '',
       '| 年份 | 收回土地（公頃） |',
       '| --- | --- |',
