@@ -111,3 +111,29 @@ describe('ChunkList', () => {
     expect(screen.getByRole('article', { name: 'Page 3' })).toBeInTheDocument();
   });
 });
+
+describe('ChunkCard section chunks', () => {
+  it('titles a non-Q&A section of a question-strategy document by its first line, with page range', () => {
+    renderWithProviders(
+      <ChunkCard
+        chunk={makeQaChunk({
+          chunk_kind: 'section',
+          question_id: null,
+          question_text: null,
+          topic_section: null,
+          text: '發言要點\n主席，古洞北及粉嶺北新發展區合共約 615 公頃。',
+          source_page_range: [1, 2],
+          answer_contains_table: false,
+          has_table: false,
+        })}
+        filename="E.pdf"
+        onDelete={vi.fn()}
+      />,
+    );
+    const card = screen.getByRole('article', { name: '發言要點' });
+    expect(card).toHaveAttribute('data-chunk-kind', 'section');
+    expect(within(card).getByText('Pages 1–2')).toBeInTheDocument();
+    expect(within(card).getByText(/合共約 615 公頃/)).toBeInTheDocument();
+    expect(within(card).queryByText('Contains table')).not.toBeInTheDocument();
+  });
+});

@@ -75,7 +75,11 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
 
   let heading: string;
   if (qa) heading = qaHeading(chunk);
-  else if (section) heading = chunk.topic_section || `Section ${chunk.chunk_index + 1}`;
+  else if (section) {
+    const firstLine = (chunk.text ?? '').split('\n', 1)[0].trim();
+    const short = firstLine.length > 80 ? `${firstLine.slice(0, 80)}…` : firstLine;
+    heading = chunk.topic_section || short || `Section ${chunk.chunk_index + 1}`;
+  }
   else heading = chunk.page_number != null ? `Page ${chunk.page_number}` : `Chunk ${chunk.chunk_index + 1}`;
 
   const deleteControl = (
