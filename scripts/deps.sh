@@ -40,6 +40,7 @@ minio_deps() {
 frontend_deps() {
   local fe="$repo/frontend" stamp
   [ -f "$fe/package.json" ] || return 0
+  [ "${LEGCO_SKIP_FRONTEND:-0}" = 1 ] && return 0
   stamp=$(cd "$fe" && find src index.html package.json package-lock.json vite.config.* tsconfig*.json -type f 2>/dev/null \
           | sort | xargs cat | sha256sum | cut -c1-16)
   if [ -f "$fe/dist/index.html" ] && [ "$(cat "$cache/frontend.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi

@@ -8,6 +8,8 @@
 #   scripts/stack.sh restart NAME   restart one program (e.g. embedder)
 # Env: LEGCO_VAR (data + logs, default var/), PORT_OFFSET (added to every port; tests use
 # 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through.
+# LEGCO_INFRA=external: Kafka, MinIO and Chroma run elsewhere (e.g. testcontainers when a
+# Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, CHROMA_HOST, CHROMA_PORT.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
@@ -17,6 +19,12 @@ export KAFKA_PORT=$((9092 + off)) KAFKA_CONTROLLER_PORT=$((9093 + off))
 MINIO_PORT=$((9000 + off)); MINIO_CONSOLE_PORT=$((9001 + off)); CHROMA_PORT=$((8000 + off))
 E5_PORT=$((8200 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
 PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((8103 + off))
+infra=${LEGCO_INFRA:-native}
+if [ "$infra" = external ]; then
+  : "${KAFKA_BOOTSTRAP:?}" "${MINIO_ENDPOINT:?}" "${CHROMA_HOST:?}" "${CHROMA_PORT:?}"
+else
+  KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT"; MINIO_ENDPOINT="127.0.0.1:$MINIO_PORT"; CHROMA_HOST=127.0.0.1
+fi
 venv="$LEGCO_CACHE/venv"
 conf="$LEGCO_VAR/supervisord.conf"
 sock="$LEGCO_VAR/supervisor.sock"
@@ -25,7 +33,7 @@ ctl() { "$venv/bin/supervisorctl" -c "$conf" "$@"; }
 
 write_conf() {
   mkdir -p "$logs" "$LEGCO_VAR/minio" "$LEGCO_VAR/chroma"
-  local common_env="KAFKA_BOOTSTRAP=\"127.0.0.1:$KAFKA_PORT\",MINIO_ENDPOINT=\"127.0.0.1:$MINIO_PORT\",CHROMA_HOST=\"127.0.0.1\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
+  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   cat > "$conf" <<CONF
 [unix_http_server]
 file=$sock
@@ -44,6 +52,7 @@ serverurl=unix://$sock
 
 [program:kafka]
 command=$repo/deploy/native/kafka.sh
+autostart=false
 priority=10
 stopwaitsecs=30
 stdout_logfile=$logs/kafka.log
@@ -52,6 +61,7 @@ redirect_stderr=true
 [program:minio]
 command=$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet
 environment=MINIO_ROOT_USER="minioadmin",MINIO_ROOT_PASSWORD="minioadmin",MINIO_BROWSER="off"
+autostart=false
 priority=10
 stdout_logfile=$logs/minio.log
 redirect_stderr=true
@@ -59,6 +69,7 @@ redirect_stderr=true
 [program:chroma]
 command=$venv/bin/chroma run --path $LEGCO_VAR/chroma --host 127.0.0.1 --port $CHROMA_PORT
 environment=ANONYMIZED_TELEMETRY="False"
+autostart=false
 priority=10
 stdout_logfile=$logs/chroma.log
 redirect_stderr=true
@@ -66,6 +77,7 @@ redirect_stderr=true
 [program:e5]
 command=$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT
 environment=PYTHONPATH="$repo"
+autostart=false
 priority=10
 stdout_logfile=$logs/e5.log
 redirect_stderr=true
@@ -133,18 +145,21 @@ wait_port() {
 up() {
   "$repo/scripts/deps.sh" all
   write_conf
-  if [ -S "$sock" ] && ctl status >/dev/null 2>&1; then
+  if [ -S "$sock" ] && ctl pid >/dev/null 2>&1; then
     ctl update >/dev/null
   else
     rm -f "$sock"
     "$venv/bin/supervisord" -c "$conf"
   fi
-  ctl start kafka minio chroma e5 >/dev/null || true
-  wait_port "$KAFKA_PORT" kafka 120
-  wait_http "http://127.0.0.1:$MINIO_PORT/minio/health/live" minio 60
-  wait_http "http://127.0.0.1:$CHROMA_PORT/api/v2/heartbeat" chroma 120
+  if [ "$infra" = native ]; then
+    ctl start kafka minio chroma >/dev/null || true
+    wait_port "$KAFKA_PORT" kafka 120
+    wait_http "http://$MINIO_ENDPOINT/minio/health/live" minio 60
+  fi
+  ctl start e5 >/dev/null || true
+  wait_http "http://$CHROMA_HOST:$CHROMA_PORT/api/v2/heartbeat" chroma 120
   wait_http "http://127.0.0.1:$E5_PORT/health" e5 120
-  KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT" PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
+  KAFKA_BOOTSTRAP="$KAFKA_BOOTSTRAP" PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
   ctl start gateway query parser splitter embedder >/dev/null || true
   wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
   for p in $PARSER_PORT $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
@@ -153,7 +168,7 @@ up() {
 }
 
 down() {
-  if [ -S "$sock" ] && ctl status >/dev/null 2>&1; then
+  if [ -S "$sock" ] && ctl pid >/dev/null 2>&1; then
     ctl shutdown >/dev/null || true
     for _ in $(seq 1 60); do [ -S "$sock" ] || break; sleep 0.5; done
   fi
@@ -169,5 +184,6 @@ case "${1:-}" in
   stop) ctl stop "$2" ;;
   start) ctl start "$2" ;;
   conf) write_conf; echo "$conf" ;;
+  ctl) shift; ctl "$@" ;;
   *) echo "usage: $0 up|down|status|logs|restart NAME|stop NAME|start NAME" >&2; exit 2 ;;
 esac

@@ -15,7 +15,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from faststream.kafka import KafkaBroker
 from faststream.kafka.prometheus import KafkaPrometheusMiddleware
@@ -48,19 +49,39 @@ def make_broker(settings: Settings, service: str) -> KafkaBroker:
     )
 
 
-async def publish_progress(broker: KafkaBroker, event: ProgressEvent) -> None:
-    """Publish a progress event keyed by its document id."""
-    await broker.publish(event, topics.PROGRESS, key=event.document_id.encode())
+@dataclass
+class StagePublishers:
+    """The long-lived publishers a stage needs: its output topic, progress and dead letters.
+
+    Publishers (rather than ``broker.publish``) make handlers testable with
+    ``TestKafkaBroker``: ``publishers.output.mock`` records what was sent.
+    """
+
+    output: Any
+    progress: Any
+    dead_letter: Any
+
+    async def emit(self, event: EventBase) -> None:
+        """Publish a pipeline event to the stage's output topic, keyed by document id."""
+        await self.output.publish(event, key=event.document_id.encode())
+
+    async def report(self, event: ProgressEvent) -> None:
+        """Publish a progress event keyed by document id."""
+        await self.progress.publish(event, key=event.document_id.encode())
 
 
-async def publish_event(broker: KafkaBroker, event: EventBase, topic: str) -> None:
-    """Publish a pipeline event to ``topic`` keyed by its document id (ordering per document)."""
-    await broker.publish(event, topic, key=event.document_id.encode())
+def stage_publishers(broker: KafkaBroker, output_topic: str | None) -> StagePublishers:
+    """Create a stage's publishers on ``broker`` (``output_topic`` None: no output topic)."""
+    return StagePublishers(
+        output=broker.publisher(output_topic) if output_topic else None,
+        progress=broker.publisher(topics.PROGRESS),
+        dead_letter=broker.publisher(topics.DEAD_LETTER),
+    )
 
 
 async def run_stage(
     *,
-    broker: KafkaBroker,
+    pubs: StagePublishers,
     settings: Settings,
     stage: str,
     group: str,
@@ -72,6 +93,7 @@ async def run_stage(
     """Run one handler's ``work`` under the consumer contract above.
 
     Args:
+        pubs: the stage's publishers (progress and dead-letter are used here).
         stage: user-facing stage name ("parsing", "splitting", "embedding").
         group: consumer group (goes into the dead letter).
         topic: topic the event came from.
@@ -91,7 +113,7 @@ async def run_stage(
             DOCUMENTS.labels(stage, "ok").inc()
             return result
         except DocumentError as e:
-            await fail_document(broker, event, stage, filename, e.reason, e.code)
+            await fail_document(pubs, event, stage, filename, e.reason, e.code)
             return None
         except Exception as e:  # transient or a bug: bounded retries, then dead-letter
             log.exception("%s failed on %s (attempt %d/%d)", stage, event.document_id, attempt, attempts)
@@ -101,22 +123,22 @@ async def run_stage(
                 continue
             reason = (f"The {stage} stage failed {attempts} times ({type(e).__name__}: "
                       f"{str(e)[:200]}); the event was moved to the dead-letter topic.")
-            await broker.publish(
+            await pubs.dead_letter.publish(
                 DeadLetter(document_id=event.document_id, department=event.department,
                            source_topic=topic, consumer_group=group, reason=str(e)[:2000],
                            error_type=type(e).__name__, attempts=attempts,
                            payload=event.model_dump(mode="json")),
-                topics.DEAD_LETTER, key=event.document_id.encode())
-            await fail_document(broker, event, stage, filename, reason, "internal")
+                key=event.document_id.encode())
+            await fail_document(pubs, event, stage, filename, reason, "internal")
             return None
     return None
 
 
-async def fail_document(broker: KafkaBroker, event: EventBase, stage: str, filename: str,
+async def fail_document(pubs: StagePublishers, event: EventBase, stage: str, filename: str,
                         reason: str, code: str) -> None:
     """Mark a document failed: count it and publish a terminal progress event with ``reason``."""
     FAILURES.labels(stage, code).inc()
     DOCUMENTS.labels(stage, "failed").inc()
-    await publish_progress(broker, ProgressEvent(
+    await pubs.report(ProgressEvent(
         document_id=event.document_id, department=event.department, filename=filename,
         stage="failed", status="failed", error=reason))

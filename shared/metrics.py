@@ -6,7 +6,7 @@ pages and chunks per stage, stage latency and failures by reason.
 """
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, make_asgi_app
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, make_asgi_app
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -28,3 +28,18 @@ QUERY_LATENCY = Histogram("legco_query_latency_seconds", "Query service latency 
 def metrics_app():
     """ASGI app serving the registry in the Prometheus text format (mount at ``/metrics``)."""
     return make_asgi_app(registry=REGISTRY)
+
+
+def metrics_payload() -> tuple[bytes, str]:
+    """The registry in the Prometheus text format and its content type (for a ``/metrics`` route)."""
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def add_metrics_route(app) -> None:
+    """Add ``GET /metrics`` (Prometheus text format) to a FastAPI app."""
+    from fastapi import Response
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> Response:
+        body, ctype = metrics_payload()
+        return Response(body, media_type=ctype)

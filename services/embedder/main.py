@@ -16,7 +16,7 @@ from faststream import AckPolicy
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, ProgressEvent
-from shared.kafka import make_broker, publish_progress, run_stage
+from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import CHUNKS
 from shared.models import Chunk, ChunkSet
 from shared.settings import get_settings
@@ -27,6 +27,7 @@ from shared.worker import make_app
 GROUP = "embedder"
 settings = get_settings()
 broker = make_broker(settings, "embedder")
+pubs = stage_publishers(broker, None)
 store: ObjectStore | None = None
 vectors: VectorStore | None = None
 embedder: EmbeddingClient | None = None
@@ -78,7 +79,7 @@ async def embed_and_store(event: DocumentChunked) -> int | None:
             [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch],
             [chunk_metadata(event, chunk_set, c) for c in batch])
         CHUNKS.labels("embedding").inc(len(batch))
-        await publish_progress(broker, ProgressEvent(
+        await pubs.report(ProgressEvent(
             document_id=doc_id, department=event.department, filename=event.filename,
             stage="embedding", status="processing", unit="chunks",
             pages_done=min(start + step, total), pages_total=total))
@@ -91,11 +92,11 @@ async def embed_and_store(event: DocumentChunked) -> int | None:
 @broker.subscriber(topics.CHUNKED, group_id=GROUP, ack_policy=AckPolicy.ACK, max_poll_records=1)
 async def on_chunked(event: DocumentChunked) -> None:
     """Handle one chunked document under the retry/dead-letter contract; emit ``indexed``."""
-    stored = await run_stage(broker=broker, settings=settings, stage="embedding", group=GROUP,
+    stored = await run_stage(pubs=pubs, settings=settings, stage="embedding", group=GROUP,
                              topic=topics.CHUNKED, event=event, filename=event.filename,
                              work=lambda: embed_and_store(event))
     if stored is not None:
-        await publish_progress(broker, ProgressEvent(
+        await pubs.report(ProgressEvent(
             document_id=event.document_id, department=event.department, filename=event.filename,
             stage="indexed", status="indexed", unit="chunks", pages_done=stored, pages_total=stored,
             chunk_count=stored, page_count=event.page_count, strategy_used=event.strategy_used))

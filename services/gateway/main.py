@@ -25,7 +25,7 @@ from services.gateway.state import GatewayState
 from shared import topics
 from shared.events import ProgressEvent
 from shared.kafka import make_broker
-from shared.metrics import metrics_app
+from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the gateway app; clients are created in its lifespan."""
     settings = settings or get_settings()
     broker = make_broker(settings, "gateway")
+    uploads = broker.publisher(topics.UPLOADED)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -47,7 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         loaded = await registry.load()
         log.info("registry loaded: %d documents", loaded)
         hub = ProgressHub()
-        state = GatewayState(settings=settings, broker=broker, store=store,
+        state = GatewayState(settings=settings, broker=broker, uploads=uploads, store=store,
                              vectors=VectorStore(settings), registry=registry, hub=hub,
                              http=httpx.AsyncClient())
 
@@ -72,7 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for r in (ingest.router, documents.router, events.router, query.router):
         app.include_router(r, prefix="/api/v1")
     app.include_router(health.router)
-    app.mount("/metrics", metrics_app())
+    add_metrics_route(app)
     mount_frontend(app)
     return app
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from faststream.kafka import KafkaBroker
@@ -19,6 +20,7 @@ class GatewayState:
 
     settings: Settings
     broker: KafkaBroker
+    uploads: Any  # publisher of documents.uploaded
     store: ObjectStore
     vectors: VectorStore
     registry: Registry

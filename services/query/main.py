@@ -14,7 +14,7 @@ from services.query.answer import extractive_answer, llm_answer
 from services.query.retrieve import retrieve
 from services.query.schemas import QueryRequest, QueryResponse
 from shared.embeddings import EmbeddingClient
-from shared.metrics import QUERY_LATENCY, metrics_app
+from shared.metrics import QUERY_LATENCY, add_metrics_route
 from shared.settings import get_settings
 from shared.vectorstore import VectorStore
 
@@ -32,7 +32,7 @@ async def lifespan(app: FastAPI):
 
 
 app = FastAPI(title="LegCo query service", lifespan=lifespan)
-app.mount("/metrics", metrics_app())
+add_metrics_route(app)
 
 
 @app.get("/healthz")

@@ -18,7 +18,7 @@ from services.splitter.split import split_document
 from shared import storage, topics
 from shared.errors import DocumentError
 from shared.events import DocumentChunked, DocumentParsed, ProgressEvent
-from shared.kafka import make_broker, publish_event, publish_progress, run_stage
+from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import CHUNKS
 from shared.models import ParsedDocument
 from shared.settings import get_settings
@@ -28,6 +28,7 @@ from shared.worker import make_app
 GROUP = "splitter"
 settings = get_settings()
 broker = make_broker(settings, "splitter")
+pubs = stage_publishers(broker, topics.CHUNKED)
 store: ObjectStore | None = None
 
 
@@ -58,7 +59,7 @@ async def split_and_store(event: DocumentParsed) -> DocumentChunked | None:
     doc_id = event.document_id
     if not await asyncio.to_thread(store.exists, storage.manifest_key(doc_id)):
         return None
-    await publish_progress(broker, ProgressEvent(document_id=doc_id, department=event.department,
+    await pubs.report(ProgressEvent(document_id=doc_id, department=event.department,
                                                  filename=event.filename, stage="splitting",
                                                  status="processing"))
     parsed = ParsedDocument.model_validate(await asyncio.to_thread(store.get_json, event.pages_key))
@@ -78,12 +79,12 @@ async def split_and_store(event: DocumentParsed) -> DocumentChunked | None:
                    max_poll_records=1)
 async def on_parsed(event: DocumentParsed) -> None:
     """Handle one parsed document under the retry/dead-letter contract."""
-    chunked = await run_stage(broker=broker, settings=settings, stage="splitting", group=GROUP,
+    chunked = await run_stage(pubs=pubs, settings=settings, stage="splitting", group=GROUP,
                               topic=settings.splitter_input_topic, event=event, filename=event.filename,
                               work=lambda: split_and_store(event))
     if chunked is not None:
-        await publish_event(broker, chunked, topics.CHUNKED)
-        await publish_progress(broker, ProgressEvent(
+        await pubs.emit(chunked)
+        await pubs.report(ProgressEvent(
             document_id=chunked.document_id, department=chunked.department, filename=chunked.filename,
             stage="splitting", status="processing", pages_done=chunked.page_count,
             pages_total=chunked.page_count, chunk_count=chunked.chunk_count,

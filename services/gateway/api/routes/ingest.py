@@ -12,9 +12,9 @@ from services.gateway.api.deps import StateDep
 from services.gateway.api.schemas import IngestResponse
 from services.gateway.deletion import delete_document
 from services.gateway.registry import DocumentRecord
-from shared import storage, topics
+from shared import storage
 from shared.events import DocumentUploaded, ProgressEvent, utcnow
-from shared.kafka import publish_event
+from shared.metrics import DOCUMENTS
 from shared.models import STRATEGIES
 
 router = APIRouter(tags=["ingest"])
@@ -68,10 +68,11 @@ async def ingest(state: StateDep, file: UploadFile,
                             size_bytes=len(data), sha256=sha,
                             file_type=PurePath(filename).suffix.lower().lstrip("."))
     await state.registry.put(record)
-    await publish_event(state.broker, DocumentUploaded(
+    await state.uploads.publish(DocumentUploaded(
         document_id=doc_id, department=department, filename=filename, strategy=strategy,
         object_key=storage.original_key(doc_id), size_bytes=len(data), sha256=sha,
-        upload_date=now), topics.UPLOADED)
+        upload_date=now), key=doc_id.encode())
+    DOCUMENTS.labels("upload", "accepted").inc()
     state.hub.broadcast("progress", ProgressEvent(
         document_id=doc_id, department=department, filename=filename, stage="uploaded",
         status="queued").model_dump(mode="json"))
