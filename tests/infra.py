@@ -2,7 +2,8 @@
 
 With a Docker engine, Kafka, MinIO and Chroma come from testcontainers and only our services
 run as native processes; without one (this machine, CI here) everything runs natively through
-``scripts/stack.sh`` on ports shifted by ``PORT_OFFSET`` (10000) and a fresh ``var/test-stack``,
+``scripts/stack.sh`` on ports shifted by ``LEGCO_TEST_PORT_OFFSET`` (default 10000) and a fresh
+``var/test-stack-<offset>``,
 so a developer's running ``make up`` is never touched.
 """
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pathlib import Path
 
 from tests.conftest import REPO
 
-OFFSET = 10000
+# Port offset of the test stack; parallel developers/CI jobs on one machine pick different ones.
+OFFSET = int(os.environ.get("LEGCO_TEST_PORT_OFFSET", "10000"))
 
 
 @dataclass
@@ -60,7 +62,7 @@ def start_containers(env: dict[str, str]) -> list:
 
 def start_stack(extra_env: dict[str, str] | None = None) -> Stack:
     """Start a fresh test stack and wait until every service is healthy."""
-    var = REPO / "var" / "test-stack"
+    var = REPO / "var" / f"test-stack-{OFFSET}"
     env = {"PORT_OFFSET": str(OFFSET), "LEGCO_VAR": str(var), "EMBEDDINGS_BATCH_SIZE": "8",
            "LLM_BASE_URL": "", "LLM_MODEL": "", **(extra_env or {})}
     stop_stack_at(var, env)

@@ -13,6 +13,7 @@ from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import BAD, FIXTURES, REAL
 from tests.e2e.helpers import upload, wait_terminal
+from tests.infra import OFFSET
 
 REAL_PDFS = ["hk_legco_sub_710-02_tables_zh.pdf", "hk_legco_sub_710-06_zh.pdf",
              "hk_isd_pr_remarks_sfs_media_session_en.pdf", "hk_csb_coai_exam_venues_reply_zh.pdf"]
@@ -190,5 +191,5 @@ def test_metrics_exposed(api, stack):
     text = api.get("/metrics").text
     assert 'legco_documents_total{outcome="accepted",stage="upload"}' in text
     for port in (8101, 8102, 8103):
-        body = httpx.get(f"http://127.0.0.1:{port + 10000}/metrics").text
+        body = httpx.get(f"http://127.0.0.1:{port + OFFSET}/metrics").text
         assert "legco_documents_total" in body
