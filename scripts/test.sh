@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `make test`: installs what the tests need (cached), then runs the Python tests (unit,
+# handler tests with FastStream's TestKafkaBroker, end-to-end on a real native stack started
+# by the tests themselves on shifted ports) and the frontend's component tests.
+# Usage: scripts/test.sh [python|frontend|all]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+what=${1:-all}
+export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
+bash scripts/deps.sh all
+status=0
+if [ "$what" = all ] || [ "$what" = python ]; then
+  "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 tests || status=$?
+fi
+if [ "$what" = all ] || [ "$what" = frontend ]; then
+  if [ -f frontend/package.json ]; then (cd frontend && npm test --silent) || status=$?; fi
+fi
+exit $status
