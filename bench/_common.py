@@ -36,12 +36,22 @@ def fixture_queries() -> list[str]:
     return out
 
 
+def _numeric(c: object) -> bool:
+    if isinstance(c, (int, float)):
+        return True
+    try:
+        float(str(c))
+        return True
+    except ValueError:
+        return str(c) == "-"
+
+
 def table(headers: list[str], rows: list[list[object]]) -> str:
     """A plain left/right aligned text table (numbers right-aligned)."""
     cells = [[str(h) for h in headers]] + [[f"{c:.2f}" if isinstance(c, float) else str(c) for c in r]
                                            for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    numeric = [all(isinstance(r[i], (int, float)) for r in rows) for i in range(len(headers))]
+    numeric = [all(_numeric(r[i]) for r in rows) for i in range(len(headers))]
     lines = []
     for n, r in enumerate(cells):
         lines.append("  ".join(c.rjust(w) if numeric[i] else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
