@@ -2,8 +2,9 @@
 # Installs everything the stack and the tests need, idempotently, with downloads and builds
 # cached under $LEGCO_CACHE (default .cache/, git-ignored):
 #   venv (pip, keyed by pyproject.toml), Kafka jars (Maven Central via mvn), MinIO (go install),
-#   the web frontend (npm ci + vite build, keyed by frontend sources).
-# Usage: scripts/deps.sh [python|kafka|minio|frontend|all]   (default all)
+#   the web frontend (npm ci + vite build, keyed by frontend sources),
+#   Chromium for the browser end-to-end test (Debian's package via apt; skipped when present).
+# Usage: scripts/deps.sh [python|kafka|minio|frontend|browser|all]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LEGCO_CACHE:-$repo/.cache}
@@ -50,11 +51,19 @@ frontend_deps() {
   echo "$stamp" > "$cache/frontend.stamp"
 }
 
+browser_deps() {
+  # Debian's chromium, driven by playwright-core in frontend/e2e (no Playwright browser downloads here).
+  [ -x /usr/bin/chromium ] && return 0
+  say "chromium (apt) for the browser end-to-end test"
+  apt-get update -qq -o DPkg::Lock::Timeout=300 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium >/dev/null
+}
+
 case "$what" in
   python) python_deps ;;
   kafka) kafka_deps ;;
   minio) minio_deps ;;
   frontend) frontend_deps ;;
+  browser) browser_deps ;;
   all) python_deps; kafka_deps; minio_deps; frontend_deps ;;
-  *) echo "usage: $0 [python|kafka|minio|frontend|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [python|kafka|minio|frontend|browser|all]" >&2; exit 2 ;;
 esac

@@ -9,6 +9,7 @@ cd "$repo"
 what=${1:-all}
 export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
 bash scripts/deps.sh all
+bash scripts/deps.sh browser
 status=0
 if [ "$what" = all ] || [ "$what" = python ]; then
   "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 tests || status=$?
