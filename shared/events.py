@@ -57,6 +57,40 @@ class DocumentParsed(EventBase):
     warnings: list[str] = Field(default_factory=list)
 
 
+class PageWork(EventBase):
+    """rasterizer → vision-table: one page of a PDF to run the table stage on.
+
+    ``page_pdf_key``: the parser's one-page PDF; ``image_key``: the rendered PNG (only for
+    pages the vision LLM will see, else ``None``); ``image_sha256``: content hash of that PNG
+    (the vision cache key). ``parsed`` is the parser's event, passed on for the splitter.
+    """
+
+    page_number: int
+    page_count: int
+    page_pdf_key: str
+    image_key: str | None = None
+    image_sha256: str | None = None
+    dpi: int | None = None
+    scanned: bool = False
+    parsed: DocumentParsed
+
+
+class PageTablesDone(DocumentParsed):
+    """A page's table result is stored (vision-table → splitter), or a document needs no
+    table stage (rasterizer → splitter, DOCX/TXT: ``table_stage=False``).
+
+    A ``PageTablesDone`` is a ``DocumentParsed`` plus the page fields, so the splitter also
+    accepts plain ``DocumentParsed`` events (``splitter_input_topic`` = the parsed topic):
+    ``table_stage=False`` and no page. ``result_key``: the stored ``PageResult`` JSON.
+    """
+
+    table_stage: bool = False
+    page_number: int | None = None
+    result_key: str | None = None
+    table_source: str | None = None
+    scanned: bool = False
+
+
 class DocumentChunked(EventBase):
     """The splitter stored the document's chunks (a ``ChunkSet``) at ``chunks_key``."""
 
@@ -86,6 +120,7 @@ class ProgressEvent(EventBase):
     strategy_used: str | None = None
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    scanned_pages: list[int] = Field(default_factory=list)
 
 
 class DeadLetter(EventBase):

@@ -24,6 +24,23 @@ STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on 
 QUERY_LATENCY = Histogram("legco_query_latency_seconds", "Query service latency (s)", ["mode"],
                           registry=REGISTRY, buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))
 
+# --- table stage (rasterizer + vision-table) ---------------------------------------------
+PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG by the rasterizer",
+                         registry=REGISTRY)
+TABLES_FOUND = Counter("legco_tables_found_total", "Tables found on pages, by path (pdfplumber|vision)",
+                       ["path"], registry=REGISTRY)
+VISION_CALLS = Counter("legco_vision_calls_total", "Vision LLM chat completions, by outcome (ok|error)",
+                       ["outcome"], registry=REGISTRY)
+VISION_CACHE_HITS = Counter("legco_vision_cache_hits_total", "Pages whose vision answer came from the cache",
+                            registry=REGISTRY)
+VISION_VALIDATION_FAILURES = Counter(
+    "legco_vision_validation_failures_total",
+    "Vision answers rejected (reason: no_table | invented_number)", ["reason"], registry=REGISTRY)
+PAGE_LATENCY = Histogram("legco_table_page_latency_seconds",
+                         "Time the vision-table stage spent on one page (s), by table_source path",
+                         ["path"], registry=REGISTRY,
+                         buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120))
+
 
 def metrics_app():
     """ASGI app serving the registry in the Prometheus text format (mount at ``/metrics``)."""

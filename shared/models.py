@@ -19,7 +19,8 @@ class PageText(BaseModel):
 
     ``page_number`` is 1-based for PDFs and ``None`` for DOCX/TXT, whose whole body is one
     "page". ``scanned`` marks a PDF page with (almost) no text layer for its area.
-    ``tables`` holds markdown tables found on the page (filled by the table stage, later).
+    ``tables`` holds the tables the table stage found on the page and the span of ``text``
+    each replaces (see ``services.vision_table.assemble``); the splitter injects them.
     """
 
     page_number: int | None
@@ -43,6 +44,9 @@ class ParsedDocument(BaseModel):
     pages: list[PageText]
     extractor: str = ""
     warnings: list[str] = Field(default_factory=list)
+    # True once the table stage ran (its results are in ``PageText.tables``); the splitter
+    # then trusts those tables instead of its row-like-lines heuristic.
+    tables_extracted: bool = False
 
     def full_text(self) -> str:
         """All page texts joined with a newline (DOCX/TXT: the body text)."""

@@ -65,9 +65,21 @@ class Settings(BaseSettings):
     qa_max_chunk_tokens: int = 3000
     qa_include_internal_refs: bool = True
 
-    # Topic the splitter consumes: documents.parsed now; the table stage's output topic once
-    # the rasterizer/vision-table services are deployed in front of it.
-    splitter_input_topic: str = "legco.documents.parsed.v1"
+    # Topic the splitter consumes: the table stage's output (parser → rasterizer →
+    # vision-table → splitter). Set to "legco.documents.parsed.v1" to run without the table
+    # stage (the splitter then takes the parser's events directly, no table extraction).
+    splitter_input_topic: str = "legco.pages.tables.v1"
+
+    # --- table stage (rasterizer + vision-table) ---------------------------------------
+    raster_dpi: int = 150
+    # Vision LLM (any OpenAI-compatible chat endpoint with image input). Off by default; the
+    # pdfplumber path needs no LLM. Empty VISION_* fall back to the LLM_* values.
+    vision_enabled: bool = False
+    vision_base_url: str = ""
+    vision_model: str = ""
+    vision_api_key: str = ""
+    vision_timeout_s: float = 120.0
+    vision_max_tokens: int = 4096
 
     # --- consumers -------------------------------------------------------------------
     handler_max_attempts: int = 3
@@ -77,6 +89,18 @@ class Settings(BaseSettings):
     query_top_k: int = 5
 
     department_default: str = Field(default="default", description="department key stamped on every record")
+
+    @property
+    def vision_endpoint(self) -> tuple[str, str, str]:
+        """(base_url, model, api_key) of the vision LLM, each falling back to the LLM_* value."""
+        return (self.vision_base_url or self.llm_base_url, self.vision_model or self.llm_model,
+                self.vision_api_key or self.llm_api_key or "none")
+
+    @property
+    def vision_active(self) -> bool:
+        """True when the vision path is switched on and an endpoint and model are known."""
+        base, model, _ = self.vision_endpoint
+        return bool(self.vision_enabled and base and model)
 
     @property
     def llm_enabled(self) -> bool:

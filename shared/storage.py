@@ -60,6 +60,41 @@ def page_pdf_key(document_id: str, page_number: int) -> str:
     return f"{page_pdf_prefix(document_id)}{page_number}.pdf"
 
 
+def page_image_key(document_id: str, page_number: int) -> str:
+    """Key of page ``page_number`` (1-based) rendered as PNG by the rasterizer."""
+    if page_number < 1:
+        raise ValueError("page numbers are 1-based")
+    return f"{_doc_prefix(document_id)}images/{page_number}.png"
+
+
+def page_result_prefix(document_id: str) -> str:
+    """Prefix of the vision-table stage's per-page results (``{prefix}{n}.json``)."""
+    return _doc_prefix(document_id) + "tables/pages/"
+
+
+def page_result_key(document_id: str, page_number: int) -> str:
+    """Key of the table result (``PageResult`` JSON) of page ``page_number`` (1-based)."""
+    if page_number < 1:
+        raise ValueError("page numbers are 1-based")
+    return f"{page_result_prefix(document_id)}{page_number}.json"
+
+
+def tables_split_marker_key(document_id: str) -> str:
+    """Marker the splitter writes after it chunked a document whose table pages were all
+    done, so later (redelivered or racing) page events do not split it again."""
+    return _doc_prefix(document_id) + "tables/split.done"
+
+
+def vision_cache_key(image_sha256: str, model: str) -> str:
+    """Key of a cached vision-LLM answer for a page image (by PNG content hash and model).
+    Outside ``documents/`` so it survives deleting and re-ingesting the document."""
+    if not re.fullmatch(r"[0-9a-f]{64}", image_sha256):
+        raise ValueError("image_sha256 must be a sha256 hex digest")
+    import hashlib
+    model_id = hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
+    return f"cache/vision/{model_id}/{image_sha256}.json"
+
+
 def chunks_key(document_id: str) -> str:
     """Key of the splitter's ``ChunkSet`` JSON."""
     return _doc_prefix(document_id) + "chunks.json"

@@ -8,7 +8,17 @@ UPLOADED = "legco.documents.uploaded.v1"
 """gateway → parser: a file is stored in MinIO and waits to be parsed."""
 
 PARSED = "legco.documents.parsed.v1"
-"""parser → splitter (and, when the table stage is deployed, → rasterizer)."""
+"""parser → rasterizer (→ splitter directly when ``splitter_input_topic`` is this topic)."""
+
+PAGES_RENDERED = "legco.pages.rendered.v1"
+"""rasterizer → vision-table: one ``PageWork`` per PDF page, keyed ``{document_id}:{page}`` so
+the pages of one document spread over the partitions and hence over the vision-table workers
+(one consumer group)."""
+
+PAGES_TABLES = "legco.pages.tables.v1"
+"""vision-table → splitter: one ``PageTablesDone`` per page (and one per DOCX/TXT document,
+from the rasterizer, which skips the table stage for them), keyed by ``document_id`` so one
+splitter sees a document's pages in order and starts it when all page results are stored."""
 
 CHUNKED = "legco.documents.chunked.v1"
 """splitter → embedder: the document's chunks are stored in MinIO."""
@@ -19,4 +29,4 @@ PROGRESS = "legco.documents.progress.v1"
 DEAD_LETTER = "legco.deadletter.v1"
 """events a consumer gave up on after its bounded retries, with the reason."""
 
-ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, CHUNKED, PROGRESS, DEAD_LETTER)
+ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, PAGES_RENDERED, PAGES_TABLES, CHUNKED, PROGRESS, DEAD_LETTER)

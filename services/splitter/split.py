@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.splitter.inject import inject_tables
 from services.splitter.strategies.base import ChunkingStrategy
 from services.splitter.strategies.token import TokenStrategy
 from shared.models import STRATEGIES, ChunkSet, ParsedDocument
@@ -41,6 +42,10 @@ def split_document(
         llm: optional boundary checker for ambiguous Q&A boundaries; ``None`` keeps the
             deterministic result.
 
+    Tables found by the table stage (``PageText.tables``, filled by
+    ``services.vision_table.assemble.apply_page_results``) are first put into the page
+    texts as markdown (:func:`services.splitter.inject.inject_tables`).
+
     Returns:
         A ``ChunkSet`` whose chunks are numbered 0..n-1 in document order.
 
@@ -48,7 +53,7 @@ def split_document(
         ValueError: unknown strategy name.
     """
     impl = get_strategy(strategy, settings, llm)
-    result = impl.chunk(doc)
+    result = impl.chunk(inject_tables(doc))
     chunks = [c.model_copy(update={"chunk_index": i}) for i, c in enumerate(result.chunks)]
     return ChunkSet(
         document_id=doc.document_id,

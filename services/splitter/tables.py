@@ -4,7 +4,9 @@
   certain.
 * PDF text has no table markup; short lines without clause punctuation that hold a
   number or several space-separated cells are treated as table rows when they cluster.  This is a
-  heuristic; the table stage (``PageText.tables``) will replace it.
+  heuristic, used only when the table stage did not run: once it has
+  (``ParsedDocument.tables_extracted``), its markdown tables are in the text and
+  ``heuristic=False`` trusts them alone.
 """
 from __future__ import annotations
 
@@ -25,12 +27,14 @@ def _row_like(line: str) -> bool:
     return bool(_NUM.search(line)) or line.count(" ") >= 2
 
 
-def contains_table(text: str) -> bool:
-    """True when ``text`` holds a markdown table or looks like PDF table rows (at least
-    three row-like lines — short, no clause punctuation, a number or several space-separated
-    cells — within four consecutive lines)."""
+def contains_table(text: str, heuristic: bool = True) -> bool:
+    """True when ``text`` holds a markdown table or (``heuristic=True``) looks like PDF table
+    rows (at least three row-like lines — short, no clause punctuation, a number or several
+    space-separated cells — within four consecutive lines)."""
     lines = [ln.strip() for ln in text.split("\n")]
     if sum(1 for ln in lines if is_table_line(ln)) >= 2:
         return True
+    if not heuristic:
+        return False
     flags = [_row_like(ln) for ln in lines]
     return any(sum(flags[i:i + 4]) >= 3 for i in range(len(flags)))

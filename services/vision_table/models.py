@@ -70,3 +70,29 @@ class MarkdownTable(BaseModel):
 
     header: list[str]
     rows: list[list[str]]
+
+
+class PageTable(BaseModel):
+    """One pdfplumber table found on one page, with everything needed to join it with
+    its continuation on the neighbouring page (serializable: the vision-table workers
+    store one list of these per page, the splitter merges them).
+
+    ``raw``: cell text at each cell's top-left position (``None`` = merged away);
+    ``data_rows``: every row as data (row-spanned cells repeated); ``norm_rows``: the
+    covering cell's text without whitespace (to spot a repeated header);
+    ``layout_rows``: rows as printed; ``col_xs``: column boundaries in points.
+    """
+
+    page: int
+    bbox: BBox
+    col_xs: list[float]
+    first_on_page: bool
+    last_on_page: bool
+    text_above: bool
+    text_below: bool
+    header_row_count: int
+    header: list[str]
+    raw: list[list[str | None]]
+    data_rows: list[list[str]]
+    norm_rows: list[list[str]]
+    layout_rows: list[list[str]]

@@ -20,13 +20,11 @@ Algorithm:
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
-
 import pdfplumber
 
 from services.vision_table.grid import Grid, build_grid
 from services.vision_table.markdown import render_markdown
-from services.vision_table.models import BBox, ExtractedTable, TableFragment
+from services.vision_table.models import ExtractedTable, PageTable, TableFragment
 
 TABLE_SETTINGS: dict = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 COL_TOL = 3.0  # points: column boundaries of two fragments of one table may differ this much
@@ -34,17 +32,6 @@ EDGE_TOL = 2.0  # points: a vertical rule belongs to a column boundary within th
 MIN_OPEN_ROW = 4.0  # points: rules must run on at least this far to count as an open row
 HEADER_ZONE = 0.075  # fraction of page height at the top holding running headers
 FOOTER_ZONE = 0.90  # text below this fraction of page height is footer
-
-
-@dataclass
-class _PageTable:
-    page: int
-    bbox: BBox
-    grid: Grid
-    first_on_page: bool
-    last_on_page: bool
-    text_above: bool  # body text between the page header zone and the table
-    text_below: bool  # body text between the table and the page footer zone
 
 
 def _norm(s: str) -> str:
@@ -90,7 +77,28 @@ def _find_tables(page) -> list:
     return sorted(tables, key=lambda t: (t.bbox[1], t.bbox[0]))
 
 
-def _page_tables(page) -> list[_PageTable]:
+def _page_table(page_number: int, bbox, grid: Grid, first: bool, last: bool,
+                above: bool, below: bool) -> PageTable:
+    """Freeze one pdfplumber table into a serializable :class:`PageTable`."""
+    k = grid.header_row_count()
+    return PageTable(
+        page=page_number,
+        bbox=tuple(float(v) for v in bbox),
+        col_xs=[float(x) for x in grid.col_xs],
+        first_on_page=first,
+        last_on_page=last,
+        text_above=above,
+        text_below=below,
+        header_row_count=k,
+        header=grid.header_labels(k),
+        raw=grid.raw,
+        data_rows=[[grid.data_text(r, c) for c in range(grid.n_cols)] for r in range(grid.n_rows)],
+        norm_rows=[[_norm(grid.text(r, c)) for c in range(grid.n_cols)] for r in range(grid.n_rows)],
+        layout_rows=grid.layout_rows(),
+    )
+
+
+def _page_tables(page, page_number: int | None = None) -> list[PageTable]:
     found = []
     for t in _find_tables(page):
         try:
@@ -114,43 +122,39 @@ def _page_tables(page) -> list[_PageTable]:
     out = []
     for i, (t, grid) in enumerate(found):
         _, top, _, bottom = t.bbox
-        out.append(_PageTable(
-            page=page.page_number,
-            bbox=tuple(float(v) for v in t.bbox),
-            grid=grid,
-            first_on_page=i == 0,
-            last_on_page=i == len(found) - 1,
-            text_above=any(w["bottom"] <= top for w in body),
-            text_below=any(w["top"] >= bottom for w in body),
+        out.append(_page_table(
+            page_number or page.page_number, t.bbox, grid,
+            first=i == 0, last=i == len(found) - 1,
+            above=any(w["bottom"] <= top for w in body),
+            below=any(w["top"] >= bottom for w in body),
         ))
     return out
 
 
-def _continues(prev: _PageTable, nxt: _PageTable) -> bool:
+def _continues(prev: PageTable, nxt: PageTable) -> bool:
     if nxt.page != prev.page + 1 or not prev.last_on_page or not nxt.first_on_page:
         return False
     if prev.text_below or nxt.text_above:
         return False
-    a, b = prev.grid.col_xs, nxt.grid.col_xs
+    a, b = prev.col_xs, nxt.col_xs
     return len(a) == len(b) and all(abs(x - y) <= COL_TOL for x, y in zip(a, b))
 
 
-def _assemble(parts: list[_PageTable]) -> ExtractedTable:
-    first = parts[0].grid
-    k = first.header_row_count()
-    header = first.header_labels(k)
-    header_key = [_norm(t) for r in range(k) for t in (first.text(r, c) for c in range(first.n_cols))]
+def _assemble(parts: list[PageTable]) -> ExtractedTable:
+    first = parts[0]
+    k = first.header_row_count
+    header = first.header
+    header_key = [t for r in range(k) for t in first.norm_rows[r]]
     rows: list[list[str]] = []
     fragments = []
     for i, part in enumerate(parts):
-        g = part.grid
         start = k if i == 0 else 0
-        if i > 0 and g.n_rows > k:
-            key = [_norm(g.text(r, c)) for r in range(k) for c in range(g.n_cols)]
+        if i > 0 and len(part.norm_rows) > k:
+            key = [t for r in range(k) for t in part.norm_rows[r]]
             if key == header_key:
                 start = k  # repeated header row(s)
-        rows.extend([g.data_text(r, c) for c in range(g.n_cols)] for r in range(start, g.n_rows))
-        fragments.append(TableFragment(page=part.page, bbox=part.bbox, rows=g.layout_rows()))
+        rows.extend(part.data_rows[start:])
+        fragments.append(TableFragment(page=part.page, bbox=part.bbox, rows=part.layout_rows))
     header_rows = [list(first.raw[r]) for r in range(k)] if k > 1 else None
     return ExtractedTable(
         page=parts[0].page,
@@ -161,6 +165,43 @@ def _assemble(parts: list[_PageTable]) -> ExtractedTable:
         markdown=render_markdown(header, rows),
         fragments=fragments,
     )
+
+
+def merge_page_tables(found: list[PageTable]) -> list[ExtractedTable]:
+    """Join per-page tables (from :func:`extract_page_tables`, any order) into logical
+    tables: a table that is the last thing on page n continues with the first table
+    of page n+1 when nothing but header/footer text separates them and the column
+    boundaries agree.  Returns tables in document order."""
+    ordered = sorted(found, key=lambda t: (t.page, t.bbox[1], t.bbox[0]))
+    groups: list[list[PageTable]] = []
+    for t in ordered:
+        if groups and _continues(groups[-1][-1], t):
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return [_assemble(g) for g in groups]
+
+
+def _open_pdf(pdf_bytes: bytes):
+    try:
+        return pdfplumber.open(io.BytesIO(pdf_bytes))
+    except Exception as exc:  # pdfminer raises PDFSyntaxError, PSEOF, struct errors, ...
+        raise ValueError(f"not a readable PDF: {exc}") from exc
+
+
+def extract_page_tables(pdf_bytes: bytes, page: int = 1, page_number: int | None = None) -> list[PageTable]:
+    """The ruled tables of one page, each with what :func:`merge_page_tables` needs to
+    join it with the neighbouring pages (the per-page unit of the vision-table service).
+
+    ``pdf_bytes``: a PDF (e.g. the parser's one-page PDF); ``page``: 1-based page in
+    it; ``page_number``: the page number to record (default ``page``), i.e. the page's
+    number in the original document.  Raises ``ValueError`` for an unreadable PDF or a
+    page out of range.
+    """
+    with _open_pdf(pdf_bytes) as pdf:
+        if not 1 <= page <= len(pdf.pages):
+            raise ValueError(f"page {page} out of range 1..{len(pdf.pages)}")
+        return _page_tables(pdf.pages[page - 1], page_number or page)
 
 
 def extract_tables(pdf_bytes: bytes, pages: list[int] | None = None) -> list[ExtractedTable]:
@@ -175,23 +216,13 @@ def extract_tables(pdf_bytes: bytes, pages: list[int] | None = None) -> list[Ext
     Raises ``ValueError`` if the bytes are not a readable PDF or a page number is
     out of range.
     """
-    try:
-        pdf = pdfplumber.open(io.BytesIO(pdf_bytes))
-    except Exception as exc:  # pdfminer raises PDFSyntaxError, PSEOF, struct errors, ...
-        raise ValueError(f"not a readable PDF: {exc}") from exc
-    with pdf:
+    with _open_pdf(pdf_bytes) as pdf:
         n = len(pdf.pages)
         wanted = sorted(set(pages)) if pages is not None else list(range(1, n + 1))
         bad = [p for p in wanted if not 1 <= p <= n]
         if bad:
             raise ValueError(f"page(s) {bad} out of range 1..{n}")
-        found: list[_PageTable] = []
+        found: list[PageTable] = []
         for p in wanted:
             found.extend(_page_tables(pdf.pages[p - 1]))
-    groups: list[list[_PageTable]] = []
-    for t in found:
-        if groups and _continues(groups[-1][-1], t):
-            groups[-1].append(t)
-        else:
-            groups.append([t])
-    return [_assemble(g) for g in groups]
+    return merge_page_tables(found)

@@ -74,10 +74,12 @@ class QuestionStrategy:
     def __init__(self, settings: Settings, llm: BoundaryChecker | None = None) -> None:
         self.settings = settings
         self.llm = llm
+        self.heuristic = True
 
     # ------------------------------------------------------------------ public
     def chunk(self, doc: ParsedDocument) -> StrategyResult:
         """Chunk ``doc`` by question; never raises for documents without Q&A."""
+        self.heuristic = not doc.tables_extracted
         body = build_body(doc)
         items, style = find_items(body)
         if not items:
@@ -138,7 +140,7 @@ class QuestionStrategy:
                 "page_end": p1,
                 "source_page_range": f"{p0}-{p1}" if p0 is not None else None,
                 "token_count": count_tokens(text),
-                "has_table": contains_table(text),
+                "has_table": contains_table(text, self.heuristic),
                 "char_start": start,
                 "char_end": end,
             }),
@@ -171,8 +173,8 @@ class QuestionStrategy:
             "page_start": page,
             "page_end": last,
             "source_page_range": f"{page}-{last}" if page is not None else None,
-            "answer_contains_table": contains_table(answer_text),
-            "has_table": contains_table(answer_text),
+            "answer_contains_table": contains_table(answer_text, self.heuristic),
+            "has_table": contains_table(answer_text, self.heuristic),
             "followup_count": count_followups(text[it.a_start:end]),
             "internal_ref_count": len(refs),
             "internal_refs_included": self.settings.qa_include_internal_refs,
@@ -200,7 +202,8 @@ class QuestionStrategy:
                 page_start=page if k == 1 else p0,
                 page_end=p1,
                 source_page_range=(f"{page if k == 1 else p0}-{p1}" if page is not None else None),
-                answer_contains_table=contains_table(part_answer),
+                answer_contains_table=contains_table(part_answer, self.heuristic),
+                has_table=contains_table(part_answer, self.heuristic),
                 token_count=count_tokens(part_text),
             )
             chunks.append(Chunk(chunk_index=0, text=part_text, embed_text=f"{question}\n{part_answer}",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from services.splitter.strategies.base import StrategyResult
+from services.splitter.tables import contains_table
 from services.splitter.tokens import count_tokens, head_text, tail_text
 from services.splitter.windows import token_windows
 from shared.models import Chunk, ParsedDocument
@@ -64,7 +65,8 @@ class TokenStrategy:
                     metadata={
                         "strategy_type": "token",
                         "token_count": count_tokens(text),
-                        "has_table": False,
+                        # markdown tables only (the table stage's, or DOCX ones)
+                        "has_table": contains_table(page.text, heuristic=False),
                         "overlap_before_tokens": n_before,
                         "overlap_after_tokens": n_after,
                         "overlap_before_chars": len(before),
@@ -88,7 +90,7 @@ class TokenStrategy:
                     metadata={
                         "strategy_type": "token",
                         "token_count": count_tokens(piece),
-                        "has_table": False,
+                        "has_table": contains_table(piece, heuristic=False),
                         "overlap_chars": w.overlap_chars,
                         "char_start": w.start,
                         "char_end": w.end,
