@@ -8,6 +8,10 @@
 #   scripts/stack.sh restart NAME   restart one program (e.g. embedder)
 # Env: LEGCO_VAR (data + logs, default var/), PORT_OFFSET (added to every port; tests use
 # 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through.
+# VISION_WORKERS (1-10, default 1): vision-table worker processes (supervisord numprocs),
+# on ports 8110+n; VISION_ENABLED/VISION_BASE_URL/VISION_MODEL/VISION_API_KEY, RASTER_DPI and
+# SPLITTER_INPUT_TOPIC are written into the services' environment (re-running `up` with new
+# values restarts the affected services).
 # LEGCO_INFRA=external: Kafka, MinIO and Chroma run elsewhere (e.g. testcontainers when a
 # Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, CHROMA_HOST, CHROMA_PORT.
 set -euo pipefail
@@ -19,6 +23,9 @@ export KAFKA_PORT=$((9092 + off)) KAFKA_CONTROLLER_PORT=$((9093 + off))
 MINIO_PORT=$((9000 + off)); MINIO_CONSOLE_PORT=$((9001 + off)); CHROMA_PORT=$((8000 + off))
 E5_PORT=$((8200 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
 PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((8103 + off))
+RASTERIZER_PORT=$((8105 + off)); VISION_PORT_PREFIX=$(((8110 + off) / 10))  # worker n: ${prefix}n
+VISION_WORKERS=${VISION_WORKERS:-1}
+if ! [[ "$VISION_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] VISION_WORKERS must be 1..10" >&2; exit 2; fi
 infra=${LEGCO_INFRA:-native}
 if [ "$infra" = external ]; then
   : "${KAFKA_BOOTSTRAP:?}" "${MINIO_ENDPOINT:?}" "${CHROMA_HOST:?}" "${CHROMA_PORT:?}"
@@ -34,6 +41,11 @@ ctl() { "$venv/bin/supervisorctl" -c "$conf" "$@"; }
 write_conf() {
   mkdir -p "$logs" "$LEGCO_VAR/minio" "$LEGCO_VAR/chroma"
   local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
+  local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
+  for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
+              LLM_BASE_URL LLM_MODEL LLM_API_KEY; do
+    if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
+  done
   cat > "$conf" <<CONF
 [unix_http_server]
 file=$sock
@@ -114,6 +126,25 @@ autostart=false
 stdout_logfile=$logs/splitter.log
 redirect_stderr=true
 
+[program:rasterizer]
+command=$venv/bin/python -m services.rasterizer
+environment=$common_env,PORT="$RASTERIZER_PORT"
+priority=30
+autostart=false
+stdout_logfile=$logs/rasterizer.log
+redirect_stderr=true
+
+[program:vision-table]
+command=$venv/bin/python -m services.vision_table
+process_name=%(program_name)s-%(process_num)d
+numprocs=$VISION_WORKERS
+environment=$common_env,PORT="${VISION_PORT_PREFIX}%(process_num)d",LEGCO_WORKER="%(process_num)d"
+priority=30
+autostart=false
+stopasgroup=true
+stdout_logfile=$logs/vision-table-%(process_num)d.log
+redirect_stderr=true
+
 [program:embedder]
 command=$venv/bin/python -m services.embedder
 environment=$common_env,PORT="$EMBEDDER_PORT"
@@ -160,10 +191,13 @@ up() {
   wait_http "http://$CHROMA_HOST:$CHROMA_PORT/api/v2/heartbeat" chroma 120
   wait_http "http://127.0.0.1:$E5_PORT/health" e5 120
   KAFKA_BOOTSTRAP="$KAFKA_BOOTSTRAP" PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
-  ctl start gateway query parser splitter embedder >/dev/null || true
+  ctl start gateway query parser rasterizer "vision-table:*" splitter embedder >/dev/null || true
   wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
-  for p in $PARSER_PORT $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
+  local vports=""
+  for ((n = 0; n < VISION_WORKERS; n++)); do vports="$vports ${VISION_PORT_PREFIX}$n"; done
+  for p in $PARSER_PORT $RASTERIZER_PORT $vports $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
   wait_http "http://127.0.0.1:$GATEWAY_PORT/healthz" gateway 60
+  echo "[stack] vision-table workers: $VISION_WORKERS (vision LLM: ${VISION_ENABLED:-false})"
   echo "[stack] up: http://localhost:$GATEWAY_PORT  (API docs: http://localhost:$GATEWAY_PORT/docs, logs: $logs)"
 }
 

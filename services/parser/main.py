@@ -58,13 +58,16 @@ async def parse_and_store(event: DocumentUploaded) -> DocumentParsed | None:
         raise DocumentError("The uploaded file is no longer in storage.", "missing") from None
     out = await asyncio.to_thread(parse_document_isolated, data, event.filename, doc_id, settings)
     parsed = out.parsed
+    # with the vision path on, the vision-table stage reads scanned pages
+    vision_reads_scans = settings.vision_active and settings.splitter_input_topic != topics.PARSED
     if all(p.scanned or not p.text.strip() for p in parsed.pages):
         scanned = [p.page_number for p in parsed.pages if p.scanned and p.page_number]
-        if scanned:
+        if not scanned:
+            raise DocumentError("The document contains no extractable text.", "empty")
+        if not vision_reads_scans:
             raise DocumentError(
                 f"No text layer: all {parsed.page_count} pages look scanned (pages "
                 f"{_ranges(scanned)}); OCR or the vision stage is needed to index it.", "scanned")
-        raise DocumentError("The document contains no extractable text.", "empty")
     total = parsed.page_count
     for i, (n, pdf) in enumerate(sorted(out.page_pdfs.items()), start=1):
         await asyncio.to_thread(store.put_bytes, storage.page_pdf_key(doc_id, n), pdf, "application/pdf")
@@ -115,7 +118,7 @@ async def on_uploaded(event: DocumentUploaded) -> None:
             document_id=parsed.document_id, department=parsed.department, filename=parsed.filename,
             stage="parsing", status="processing", pages_done=parsed.page_count,
             pages_total=parsed.page_count, page_count=parsed.page_count, file_type=parsed.file_type,
-            warnings=parsed.warnings))
+            warnings=parsed.warnings, scanned_pages=parsed.scanned_pages))
 
 
 app = make_app(broker, lifespan=lifespan)

@@ -28,6 +28,17 @@ def get_strategy(strategy: str, settings: Settings, llm: "BoundaryChecker | None
     raise ValueError(f"unknown chunking strategy {strategy!r}; expected one of {STRATEGIES}")
 
 
+def _flag_scanned(chunks: list, scanned: set[int]) -> None:
+    """Set ``metadata["scanned"] = True`` on chunks that cover a scanned page."""
+    if not scanned:
+        return
+    for c in chunks:
+        lo = c.metadata.get("page_start", c.page_number)
+        hi = c.metadata.get("page_end", c.page_number)
+        if isinstance(lo, int) and isinstance(hi, int) and any(lo <= n <= hi for n in scanned):
+            c.metadata["scanned"] = True
+
+
 def split_document(
     doc: ParsedDocument, strategy: str, settings: Settings, llm: "BoundaryChecker | None" = None
 ) -> ChunkSet:
@@ -47,7 +58,8 @@ def split_document(
     texts as markdown (:func:`services.splitter.inject.inject_tables`).
 
     Returns:
-        A ``ChunkSet`` whose chunks are numbered 0..n-1 in document order.
+        A ``ChunkSet`` whose chunks are numbered 0..n-1 in document order; chunks covering a
+        scanned page carry ``metadata["scanned"] = True``.
 
     Raises:
         ValueError: unknown strategy name.
@@ -55,6 +67,7 @@ def split_document(
     impl = get_strategy(strategy, settings, llm)
     result = impl.chunk(inject_tables(doc))
     chunks = [c.model_copy(update={"chunk_index": i}) for i, c in enumerate(result.chunks)]
+    _flag_scanned(chunks, {p.page_number for p in doc.pages if p.scanned and p.page_number})
     return ChunkSet(
         document_id=doc.document_id,
         filename=doc.filename,
