@@ -1,0 +1,87 @@
+"""A local fake OpenAI-compatible vision endpoint for tests and the scaling benchmark.
+
+A stdlib ``ThreadingHTTPServer`` answering ``POST /v1/chat/completions`` with a fixed
+markdown answer (``server.answer``, changeable at run time), after ``delay_s`` seconds.
+It records every request that carried an ``image_url`` PNG (``image_calls``), so tests can
+assert how often the vision LLM was called.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeVisionServer:
+    """Start with :meth:`start` (binds 127.0.0.1 on a free port); ``base_url`` ends in ``/v1``.
+
+    Args:
+        answer: markdown returned as the assistant message.
+        delay_s: seconds to wait before answering each request (simulated model latency).
+    """
+
+    def __init__(self, answer: str = "", delay_s: float = 0.0) -> None:
+        self.answer = answer
+        self.delay_s = delay_s
+        self.image_calls = 0
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``."""
+        assert self.httpd is not None
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def start(self) -> "FakeVisionServer":
+        """Serve in a daemon thread; returns ``self``."""
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                if not self.path.endswith("/chat/completions"):
+                    self.send_error(404)
+                    return
+                has_png = False
+                for m in body.get("messages", []):
+                    content = m.get("content")
+                    if isinstance(content, list):
+                        for part in content:
+                            url = (part.get("image_url") or {}).get("url", "") if isinstance(part, dict) else ""
+                            if url.startswith("data:image/png;base64,"):
+                                has_png = base64.b64decode(url.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+                with fake.lock:
+                    fake.calls += 1
+                    fake.image_calls += has_png
+                    answer = fake.answer
+                time.sleep(fake.delay_s)
+                out = json.dumps({
+                    "id": "fake", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model", "fake"),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": answer if has_png else ""}}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        if self.httpd is not None:
+            self.httpd.shutdown()
+            self.httpd.server_close()
