@@ -29,6 +29,14 @@ class Stack:
     var: Path
     containers: list = field(default_factory=list)
 
+    def reconfigure(self, extra_env: dict[str, str]) -> None:
+        """Re-run ``scripts/stack.sh up`` with ``extra_env`` added to this stack's env (e.g.
+        ``VISION_ENABLED``/``VISION_BASE_URL``): supervisord restarts the services whose
+        environment changed; Kafka, MinIO and Chroma keep running with their data."""
+        self.env.update(extra_env)
+        subprocess.run([str(REPO / "scripts" / "stack.sh"), "up"], env={**os.environ, **self.env},
+                       check=True, capture_output=True)
+
     def ctl(self, *args: str) -> str:
         """Run ``scripts/stack.sh ARGS`` against this stack; returns stdout."""
         return subprocess.run([str(REPO / "scripts" / "stack.sh"), *args], env={**os.environ, **self.env},
@@ -64,6 +72,7 @@ def start_stack(extra_env: dict[str, str] | None = None) -> Stack:
     """Start a fresh test stack and wait until every service is healthy."""
     var = REPO / "var" / f"test-stack-{OFFSET}"
     env = {"PORT_OFFSET": str(OFFSET), "LEGCO_VAR": str(var), "EMBEDDINGS_BATCH_SIZE": "8",
+           "MAX_UPLOAD_BYTES": str(5 * 1024 * 1024),
            "LLM_BASE_URL": "", "LLM_MODEL": "", **(extra_env or {})}
     stop_stack_at(var, env)
     shutil.rmtree(var, ignore_errors=True)

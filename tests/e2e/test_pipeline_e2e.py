@@ -118,6 +118,10 @@ def test_rejections_at_upload(api):
     assert r.status_code == 400
     r = api.post("/api/v1/ingest", files={"file": ("G01_empty.pdf", (BAD / "G01_empty.pdf").read_bytes())})
     assert r.status_code == 400 and "empty" in r.json()["detail"]
+    r = api.post("/api/v1/ingest", files={"file": ("big.txt", b"a" * (7 * 1024 * 1024))})  # limit: 5 MB
+    assert r.status_code == 413 and "limit" in r.json()["detail"]
+    r = api.post("/api/v1/ingest", files={"file": ("big.txt", b"a" * (5 * 1024 * 1024 + 10))})
+    assert r.status_code == 413
 
 
 def test_same_filename_replaces_then_delete_removes_everything(ingested, api, stack):

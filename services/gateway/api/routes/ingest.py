@@ -6,7 +6,7 @@ import hashlib
 import uuid
 from pathlib import PurePath
 
-from fastapi import APIRouter, HTTPException, Query, UploadFile
+from fastapi import APIRouter, HTTPException, Query, Request, UploadFile
 
 from services.gateway.api.deps import StateDep
 from services.gateway.api.schemas import IngestResponse
@@ -22,7 +22,10 @@ EXTENSIONS = {".pdf", ".docx", ".txt"}
 
 
 async def read_limited(file: UploadFile, limit: int) -> bytes:
-    """Read an upload, refusing (413) beyond ``limit`` bytes without reading it all."""
+    """Read an upload (already spooled by Starlette), refusing (413) beyond ``limit`` bytes.
+
+    Requests whose Content-Length already exceeds the limit are refused before this, without
+    reading the body."""
     chunks, size = [], 0
     while block := await file.read(1024 * 1024):
         size += len(block)
@@ -33,12 +36,12 @@ async def read_limited(file: UploadFile, limit: int) -> bytes:
 
 
 @router.post("/ingest", status_code=202, response_model=IngestResponse)
-async def ingest(state: StateDep, file: UploadFile,
+async def ingest(state: StateDep, request: Request, file: UploadFile,
                  strategy: str = Query("token", description="token | question")) -> IngestResponse:
     """Accept one file (multipart field ``file``) for indexing with ``strategy``.
 
-    A file whose filename is already registered replaces the old document (its chunks, page
-    PDFs and manifest are deleted first; seed 002 decision 4). Errors: 400 unknown strategy,
+    A file whose filename is already registered replaces the old document (seed 002 decision
+    4): once the new file is stored, the old one's chunks, page PDFs and manifest are deleted. Errors: 400 unknown strategy,
     unsupported extension or empty file; 413 over ``MAX_UPLOAD_BYTES``.
     """
     if strategy not in STRATEGIES:
@@ -50,19 +53,23 @@ async def ingest(state: StateDep, file: UploadFile,
         raise HTTPException(400, f"Unsupported file type {PurePath(filename).suffix or '(none)'}; "
                                  "upload a PDF, DOCX or TXT file.")
     s = state.settings
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > s.max_upload_bytes + 1024 * 1024:
+        raise HTTPException(413, f"The file is larger than the {s.max_upload_bytes // (1024 * 1024)} MB limit.")
     data = await read_limited(file, s.max_upload_bytes)
     if not data:
         raise HTTPException(400, "The file is empty.")
     department = s.department_default
+    doc_id = uuid.uuid4().hex
+    sha = hashlib.sha256(data).hexdigest()
+    now = utcnow()
+    # Store the new file first: if that fails, the document it would replace is still there.
+    await asyncio.to_thread(state.store.put_bytes, storage.original_key(doc_id), data,
+                            file.content_type or "application/octet-stream")
     replaced = []
     for old in state.registry.by_filename(filename, department):
         await delete_document(state, old.document_id)
         replaced.append(old.document_id)
-    doc_id = uuid.uuid4().hex
-    sha = hashlib.sha256(data).hexdigest()
-    now = utcnow()
-    await asyncio.to_thread(state.store.put_bytes, storage.original_key(doc_id), data,
-                            file.content_type or "application/octet-stream")
     record = DocumentRecord(document_id=doc_id, filename=filename, department=department,
                             strategy=strategy, upload_date=now, updated_at=now,
                             size_bytes=len(data), sha256=sha,

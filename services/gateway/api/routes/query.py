@@ -22,4 +22,8 @@ async def query(state: StateDep, body: QueryRequest) -> Any:
                                      json=body.model_dump(mode="json"), timeout=120.0)
     except httpx.HTTPError:
         raise HTTPException(503, "The query service is not reachable; try again shortly.") from None
-    return JSONResponse(resp.json(), status_code=resp.status_code)
+    try:
+        payload = resp.json()
+    except ValueError:
+        raise HTTPException(502, "The query service gave an invalid answer; try again shortly.") from None
+    return JSONResponse(payload, status_code=resp.status_code)
