@@ -28,15 +28,26 @@ def get_strategy(strategy: str, settings: Settings, llm: "BoundaryChecker | None
     raise ValueError(f"unknown chunking strategy {strategy!r}; expected one of {STRATEGIES}")
 
 
-def _flag_scanned(chunks: list, scanned: set[int]) -> None:
-    """Set ``metadata["scanned"] = True`` on chunks that cover a scanned page."""
-    if not scanned:
+def _page_flags(chunks: list, doc: ParsedDocument) -> None:
+    """Per-page facts onto the chunks covering that page (``page_start``..``page_end``, or
+    ``page_number``): ``scanned=True`` for a scanned page; ``table_source`` (``pdfplumber``,
+    ``vision`` or both joined with ``+``) for a chunk with a table from the table stage."""
+    scanned = {p.page_number for p in doc.pages if p.scanned and p.page_number}
+    sources = {p.page_number: {t["source"] for t in p.tables if t.get("markdown")}
+               for p in doc.pages if p.page_number and p.tables}
+    if not scanned and not sources:
         return
     for c in chunks:
         lo = c.metadata.get("page_start", c.page_number)
         hi = c.metadata.get("page_end", c.page_number)
-        if isinstance(lo, int) and isinstance(hi, int) and any(lo <= n <= hi for n in scanned):
+        if not (isinstance(lo, int) and isinstance(hi, int)):
+            continue
+        if any(lo <= n <= hi for n in scanned):
             c.metadata["scanned"] = True
+        if c.metadata.get("has_table"):
+            found = set().union(*(sources.get(n, set()) for n in range(lo, hi + 1)))
+            if found:
+                c.metadata["table_source"] = "+".join(sorted(found))
 
 
 def split_document(
@@ -59,7 +70,8 @@ def split_document(
 
     Returns:
         A ``ChunkSet`` whose chunks are numbered 0..n-1 in document order; chunks covering a
-        scanned page carry ``metadata["scanned"] = True``.
+        scanned page carry ``metadata["scanned"] = True``, chunks with a table-stage table
+        ``metadata["table_source"]``.
 
     Raises:
         ValueError: unknown strategy name.
@@ -67,7 +79,7 @@ def split_document(
     impl = get_strategy(strategy, settings, llm)
     result = impl.chunk(inject_tables(doc))
     chunks = [c.model_copy(update={"chunk_index": i}) for i, c in enumerate(result.chunks)]
-    _flag_scanned(chunks, {p.page_number for p in doc.pages if p.scanned and p.page_number})
+    _page_flags(chunks, doc)
     return ChunkSet(
         document_id=doc.document_id,
         filename=doc.filename,
