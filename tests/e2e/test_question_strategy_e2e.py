@@ -58,3 +58,14 @@ def test_e_dev_queries_find_their_pair(doc_e, api):
     n = len(TRUTH["queries"])
     print(f"\nE dev queries: hit@1 {hits1}/{n} = {hits1 / n:.2f}, hit@3 {hits3}/{n} = {hits3 / n:.2f}; misses: {misses}")
     assert hits3 / n >= 0.80, misses
+
+
+def test_strategies_coexist_in_the_document_list(doc_e, api):
+    """AC7/AC10: documents chunked by token and by question are listed side by side with their strategy."""
+    token_doc = upload(api, FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf", strategy="token")
+    assert wait_terminal(api, [token_doc["document_id"]])[token_doc["document_id"]]["status"] == "indexed"
+    docs = {d["document_id"]: d for d in api.get("/api/v1/documents").json()["documents"]}
+    assert docs[doc_e["document_id"]]["strategy"] == "question"
+    assert docs[token_doc["document_id"]]["strategy"] == "token"
+    chunks = api.get(f"/api/v1/documents/{token_doc['document_id']}/chunks").json()["chunks"]
+    assert len(chunks) == 5 and all(c["strategy_type"] == "token" for c in chunks)
