@@ -3,7 +3,7 @@
 # cached under $LEGCO_CACHE (default .cache/, git-ignored):
 #   venv (pip, keyed by pyproject.toml), Kafka jars (Maven Central via mvn), MinIO (go install),
 #   the web frontend (npm ci + vite build, keyed by frontend sources),
-#   Chromium for the browser end-to-end test (Debian's package via apt; skipped when present).
+#   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present).
 # Usage: scripts/deps.sh [python|kafka|minio|frontend|browser|all]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,10 +52,12 @@ frontend_deps() {
 }
 
 browser_deps() {
-  # Debian's chromium, driven by playwright-core in frontend/e2e (no Playwright browser downloads here).
-  [ -x /usr/bin/chromium ] && return 0
-  say "chromium (apt) for the browser end-to-end test"
-  apt-get update -qq -o DPkg::Lock::Timeout=300 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium >/dev/null
+  # Debian's chromium, driven by playwright-core in frontend/e2e (no Playwright browser downloads
+  # here), and CJK fonts so Chinese text renders in its screenshots.
+  if [ -x /usr/bin/chromium ] && fc-list :lang=zh-hk 2>/dev/null | grep -q .; then return 0; fi
+  say "chromium + CJK fonts (apt) for the browser end-to-end test"
+  apt-get update -qq -o DPkg::Lock::Timeout=300
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium fonts-noto-cjk >/dev/null
 }
 
 case "$what" in

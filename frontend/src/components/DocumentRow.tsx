@@ -1,3 +1,4 @@
+import { Fragment, type ReactNode } from 'react';
 import { Alert, Badge, Button, Collapse, Group, List, Paper, Stack, Text } from '@mantine/core';
 import type { DocumentInfo } from '../types';
 import { formatDate, strategyBadgeLabel, strategyColor } from '../lib/format';
@@ -41,6 +42,15 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
   const inProgress = doc.status === 'queued' || doc.status === 'processing';
   const fellBack = doc.strategy_used && doc.strategy_used !== doc.strategy;
   const chunkRegion = `chunks-${doc.document_id}`;
+  // Counts, type and date on one line; a wrapped line never starts with a separator.
+  const meta: ReactNode[] = [
+    `${doc.chunk_count} ${doc.chunk_count === 1 ? 'chunk' : 'chunks'}`,
+    ...(doc.page_count != null ? [`${doc.page_count} ${doc.page_count === 1 ? 'page' : 'pages'}`] : []),
+    doc.file_type.toUpperCase(),
+    <>
+      uploaded <time dateTime={doc.upload_date}>{formatDate(doc.upload_date)}</time>
+    </>,
+  ];
 
   return (
     <Paper withBorder radius="md" p="sm" component="article" aria-label={doc.filename}>
@@ -64,19 +74,18 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
                 Replaced previous upload
               </Badge>
             )}
-            <Text size="sm" c="dimmed">
-              {doc.chunk_count} {doc.chunk_count === 1 ? 'chunk' : 'chunks'}
-            </Text>
-            {doc.page_count != null && (
-              <Text size="sm" c="dimmed">
-                · {doc.page_count} {doc.page_count === 1 ? 'page' : 'pages'}
-              </Text>
-            )}
-            <Text size="sm" c="dimmed">
-              · {doc.file_type.toUpperCase()} · uploaded{' '}
-              <time dateTime={doc.upload_date}>{formatDate(doc.upload_date)}</time>
-            </Text>
           </Group>
+          <Text size="sm" c="dimmed" data-testid="document-meta">
+            {meta.map((item, i) => (
+              <Fragment key={i}>
+                {i > 0 && ' '}
+                <span style={{ whiteSpace: 'nowrap' }}>
+                  <span>{item}</span>
+                  {i < meta.length - 1 && '\u00a0·'}
+                </span>
+              </Fragment>
+            ))}
+          </Text>
         </Stack>
         <Group gap="xs" wrap="nowrap">
           <Button
