@@ -35,7 +35,8 @@ const FILENAME = 'E_基礎設施.pdf';
 const pdfPath = path.join(corpus, 'fixtures', FILENAME);
 const truth = JSON.parse(readFileSync(path.join(corpus, 'fixtures', 'E_基礎設施.truth.json'), 'utf8'));
 const WIDE = { width: 1280, height: 900 };
-// Screenshots: tall enough to show the upload panel with the expanded document, and the answer
+const NARROW = { width: 900, height: 900 };
+// Main screenshots: tall enough to show the upload panel with the expanded document, and the answer
 // with its first sources.
 const SHOT_WIDE = { width: 1280, height: 1400 };
 const SHOT_NARROW = { width: 900, height: 1400 };
@@ -110,6 +111,9 @@ async function main() {
     rmSync(profile, { recursive: true, force: true });
   }
 }
+
+/** "A1 — question · page 2" (or "Page 3") line of a source card's text. */
+const sourceRef = (text) => text.split('\n').map((l) => l.trim()).find((l) => /^([A-Z]\d+ — |Page \d)/.test(l)) ?? '?';
 
 async function run(page) {
   // --- Open the app (LTT is the start page) and go to the RAG Database page via the nav bar.
@@ -242,8 +246,8 @@ async function run(page) {
   check((await fromE.count()) > 0, `no source from ${FILENAME}: ${(await sources.allInnerTexts()).join(' | ')}`);
   const sourceTexts = await fromE.allInnerTexts();
   check(sourceTexts.some((t) => t.includes(`${query.expected_qa_id} — `)),
-    `expected ${query.expected_qa_id} among the sources of "${query.query}": ${sourceTexts.map((t) => t.split('\n')[1]).join(' | ')}`);
-  log(`answer (${mode}) with ${await sources.count()} sources; ${FILENAME}: ${sourceTexts.map((t) => t.split('\n')[1]).join(' | ')}`);
+    `expected ${query.expected_qa_id} among the sources of "${query.query}": ${sourceTexts.map(sourceRef).join(' | ')}`);
+  log(`answer (${mode}) with ${await sources.count()} sources; ${FILENAME}: ${sourceTexts.map(sourceRef).join(' | ')}`);
 
   // --- Fetch the first E source's one-page PDF link.
   const link = fromE.first().getByRole('link', { name: /Open page PDF/ });
@@ -262,6 +266,15 @@ async function run(page) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'ltt-1280.png', SHOT_WIDE);
   await screenshot(page, 'ltt-900.png', SHOT_NARROW);
+  // The sources (below the extractive answer's passages).
+  for (const [name, viewport] of [['ltt-sources-1280.png', WIDE], ['ltt-sources-900.png', NARROW]]) {
+    await page.setViewportSize(viewport);
+    await page.evaluate(() => {
+      document.getElementById('sources-heading')?.scrollIntoView({ block: 'start' });
+      window.scrollBy(0, -70); // below the fixed header
+    });
+    await screenshot(page, name, viewport);
+  }
 }
 
 main().then(

@@ -134,6 +134,8 @@ describe('ChunkCard section chunks', () => {
     expect(card).toHaveAttribute('data-chunk-kind', 'section');
     expect(within(card).getByText('Pages 1–2')).toBeInTheDocument();
     expect(within(card).getByText(/合共約 615 公頃/)).toBeInTheDocument();
+    // The first line is the title only, not repeated in the body.
+    expect(within(card).getAllByText('發言要點')).toHaveLength(1);
     expect(within(card).queryByText('Contains table')).not.toBeInTheDocument();
   });
 });

@@ -74,11 +74,16 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
   const partLabel = chunk.parts && chunk.parts > 1 ? `Part ${chunk.part ?? '?'} of ${chunk.parts}` : null;
 
   let heading: string;
+  let sectionBody = chunk.text ?? '';
   if (qa) heading = qaHeading(chunk);
   else if (section) {
-    const firstLine = (chunk.text ?? '').split('\n', 1)[0].trim();
+    const text = chunk.text ?? '';
+    const firstLine = text.split('\n', 1)[0].trim();
     const short = firstLine.length > 80 ? `${firstLine.slice(0, 80)}…` : firstLine;
     heading = chunk.topic_section || short || `Section ${chunk.chunk_index + 1}`;
+    // The title is the first line: don't repeat it as the first line of the body.
+    const rest = text.replace(/^\s*[^\n]*\n?/, '').replace(/^\s+/, '');
+    if (heading === firstLine && rest) sectionBody = rest;
   }
   else heading = chunk.page_number != null ? `Page ${chunk.page_number}` : `Chunk ${chunk.chunk_index + 1}`;
 
@@ -150,7 +155,7 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
       </Group>
       <Spoiler maxHeight={qa || section ? 220 : 120} showLabel="Show more" hideLabel="Show less" mt="xs">
         {qa || section ? (
-          <Markdown>{qa ? answerText(chunk) : chunk.text}</Markdown>
+          <Markdown>{qa ? answerText(chunk) : sectionBody}</Markdown>
         ) : (
           <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
             {chunk.text || chunk.content_summary}
