@@ -33,7 +33,7 @@ def _page_flags(chunks: list, doc: ParsedDocument) -> None:
     ``page_number``): ``scanned=True`` for a scanned page; ``table_source`` (``pdfplumber``,
     ``vision`` or both joined with ``+``) for a chunk with a table from the table stage."""
     scanned = {p.page_number for p in doc.pages if p.scanned and p.page_number}
-    sources = {p.page_number: {t["source"] for t in p.tables if t.get("markdown")}
+    sources = {p.page_number: [(t["source"], t["markdown"].split("\n", 1)[0]) for t in p.tables if t.get("markdown")]
                for p in doc.pages if p.page_number and p.tables}
     if not scanned and not sources:
         return
@@ -45,7 +45,7 @@ def _page_flags(chunks: list, doc: ParsedDocument) -> None:
         if any(lo <= n <= hi for n in scanned):
             c.metadata["scanned"] = True
         if c.metadata.get("has_table"):
-            found = set().union(*(sources.get(n, set()) for n in range(lo, hi + 1)))
+            found = {src for n in range(lo, hi + 1) for src, head in sources.get(n, []) if head in c.text}
             if found:
                 c.metadata["table_source"] = "+".join(sorted(found))
 
