@@ -26,9 +26,8 @@ def page_results(doc: ParsedDocument, page_pdfs: dict[int, bytes]) -> list[PageR
 
 def extract_document_tables(doc: ParsedDocument, page_pdfs: dict[int, bytes]) -> ParsedDocument:
     """``doc`` with its tables attached (:func:`apply_page_results`); DOCX/TXT documents are
-    returned unchanged (their tables are markdown from the parser already).
-
-    Raises ``ValueError`` when a page PDF is unreadable.
+    returned unchanged (their tables are markdown from the parser already). A page whose PDF
+    pdfplumber cannot read contributes no tables (see :func:`build_page_result`).
     """
     if doc.file_type != "pdf":
         return doc

@@ -89,7 +89,8 @@ async def process_page(work: PageWork) -> PageResult | None:
     """Build, store and return one page's result; ``None`` if the document was deleted.
 
     Idempotent: a redelivery overwrites the same result object (vision answers come from the
-    cache). Raises ``KeyError`` when the page PDF or pages object is missing.
+    cache). Raises ``KeyError`` when the parser's pages object is missing (retried, then
+    dead-lettered); a missing page PDF only means no pdfplumber tables for that page.
     """
     assert store is not None
     doc_id = work.document_id
@@ -100,7 +101,12 @@ async def process_page(work: PageWork) -> PageResult | None:
     page = next((p for p in parsed.pages if p.page_number == work.page_number), None)
     text = page.text if page else ""
     scanned = work.scanned or bool(page and page.scanned)
-    pdf = None if scanned else await asyncio.to_thread(store.get_bytes, work.page_pdf_key)
+    pdf = None
+    if not scanned:
+        try:
+            pdf = await asyncio.to_thread(store.get_bytes, work.page_pdf_key)
+        except KeyError:  # the parser could not split this page out: no tables from it
+            log.warning("page PDF %s missing; no pdfplumber tables for it", work.page_pdf_key)
     answer, error, cached = await vision_answer(work)
     result = await asyncio.to_thread(build_page_result, pdf, work.page_number, text, scanned, answer, error)
     result.vision_cached = cached

@@ -68,10 +68,16 @@ def build_page_result(
         pdf_page: the page's 1-based index inside ``page_pdf``.
 
     Returns:
-        The :class:`PageResult`. Raises ``ValueError`` for an unreadable page PDF.
+        The :class:`PageResult`; never raises for a bad page (an unreadable page PDF gives no
+        pdfplumber tables and a note).
     """
-    tables = [] if (scanned or page_pdf is None) else extract_page_tables(page_pdf, pdf_page, page_number)
-    res = PageResult(page_number=page_number, scanned=scanned, tables=tables,
+    tables, notes = [], []
+    if not scanned and page_pdf is not None:
+        try:
+            tables = extract_page_tables(page_pdf, pdf_page, page_number)
+        except Exception as e:  # one unreadable page must not fail the document
+            notes.append(f"pdfplumber could not read the page: {type(e).__name__}: {str(e)[:200]}")
+    res = PageResult(page_number=page_number, scanned=scanned, tables=tables, notes=notes,
                      table_source="pdfplumber" if tables else "none")
     if vision_error is not None:
         res.vision_status = "error"

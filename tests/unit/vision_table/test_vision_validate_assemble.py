@@ -91,3 +91,8 @@ def test_scanned_pages_say_so_without_vision_and_use_it_with():
     read = build_page_result(None, 2, "CB(3)710", True, "掃描內容\n\n| a | b |\n| --- | --- |\n| 1 | 2 |")
     seen = apply_page_results(doc, [build_page_result(None, 1, "正文第一頁", False), read])
     assert seen.pages[1].text.startswith("掃描內容") and seen.pages[1].tables[0]["in_text"] is True
+
+
+def test_unreadable_page_pdf_gives_no_tables_and_a_note():
+    res = build_page_result(b"%PDF-1.4 broken", 3, "text", False)
+    assert res.table_source == "none" and res.tables == [] and "pdfplumber" in res.notes[0]
