@@ -87,6 +87,16 @@ class Settings(BaseSettings):
 
     # --- query -----------------------------------------------------------------------
     query_top_k: int = 5
+    # Retrieval scoring (services/query/README.md): candidates fetched per language and
+    # collection, weight of the question-line similarity for Q&A chunks, score bonus of Q&A
+    # chunks, chunks with fewer non-space characters than query_min_content_chars (title-only
+    # sections) sink to the bottom, seconds the per-language mean vectors are cached.
+    query_candidates: int = 40
+    query_question_weight: float = 0.5
+    query_qa_prior: float = 0.04
+    query_min_content_chars: int = 40
+    query_language_debias: bool = True
+    query_stats_ttl_s: float = 2.0
 
     department_default: str = Field(default="default", description="department key stamped on every record")
 

@@ -126,3 +126,35 @@ def collapse_cjk_spaces(text: str) -> str:
     """Remove spaces/tabs between two CJK characters (or full-width punctuation), which
     PDF extractors insert spuriously.  Used for comparisons and query text."""
     return _CJK_SPACE.sub("", text)
+
+
+# --- search normalisation (index and query time) ------------------------------------------
+
+_S2T = None
+
+
+def _s2t(text: str) -> str:
+    """Simplified → Traditional Chinese with OpenCC's ``s2t`` tables (``opencc-python-reimplemented``,
+    dictionaries bundled in the wheel; nothing is downloaded).  Already-Traditional text passes
+    through (almost) unchanged, so index and query sides meet in the same script."""
+    global _S2T
+    if _S2T is None:
+        import opencc
+
+        _S2T = opencc.OpenCC("s2t")
+    return _S2T.convert(text)
+
+
+def normalize_for_search(text: str) -> str:
+    """The text that is embedded or searched, for chunks and queries alike.
+
+    Steps: :func:`normalize_text` (HK private-use code points → standard characters, Word bullets,
+    soft hyphens, line ends); Unicode NFKC (Kangxi radicals such as U+2F00 → 一, full-width Latin
+    and digits → ASCII, compatibility ideographs); spaces between CJK characters removed
+    (:func:`collapse_cjk_spaces`); Simplified → Traditional Chinese (OpenCC ``s2t``).  The stored
+    and displayed chunk text is never replaced by this form.
+    """
+    import unicodedata
+
+    t = unicodedata.normalize("NFKC", normalize_text(text))
+    return _s2t(collapse_cjk_spaces(t))

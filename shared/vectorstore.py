@@ -1,5 +1,15 @@
 """ChromaDB server access with explicit embeddings only.
 
+Three collections share the configured name ``N`` (see ``services/query/README.md``):
+
+* ``N``: one record per chunk (id ``{document_id}_{chunk_index}``), the chunk's text vector;
+* ``N_questions``: one record per Q&A chunk, same id, the vector of its question line in
+  document context (title, topic section, question);
+* ``N_stats``: per document and language, the sum and count of that document's chunk vectors
+  (id ``{document_id}:{lang}``), from which the query service derives the per-language mean
+  vectors it subtracts (language-bias removal). Stored next to the vectors, so a restart keeps
+  them; rewritten whenever a document is indexed and deleted with it.
+
 The collection is created with ``embedding_function=None`` and is only ever written with
 ``embeddings=`` and queried with ``query_embeddings=``: Chroma never falls back to its default
 embedding function (which would try to download a model). Metadata values are flat
@@ -7,6 +17,7 @@ str/int/float/bool, as Chroma requires.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import chromadb
@@ -40,18 +51,28 @@ class VectorStore:
     def __init__(self, settings: Settings) -> None:
         self.client = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port)
         self.collection_name = settings.chroma_collection
-        self._collection: Collection | None = None
+        self._collections: dict[str, Collection] = {}
+
+    def _get(self, suffix: str) -> Collection:
+        if suffix not in self._collections:
+            self._collections[suffix] = self.client.get_or_create_collection(
+                self.collection_name + suffix, embedding_function=None, metadata={"hnsw:space": "cosine"})
+        return self._collections[suffix]
 
     @property
     def collection(self) -> Collection:
-        """The collection, created on first use (idempotent)."""
-        if self._collection is None:
-            self._collection = self.client.get_or_create_collection(
-                self.collection_name,
-                embedding_function=None,
-                metadata={"hnsw:space": "cosine"},
-            )
-        return self._collection
+        """The chunk collection, created on first use (idempotent)."""
+        return self._get("")
+
+    @property
+    def questions(self) -> Collection:
+        """The question-line collection (``<name>_questions``), created on first use."""
+        return self._get("_questions")
+
+    @property
+    def stats(self) -> Collection:
+        """The per-document language statistics collection (``<name>_stats``)."""
+        return self._get("_stats")
 
     def upsert(self, ids: list[str], embeddings: list[list[float]], documents: list[str],
                metadatas: list[dict[str, Any]]) -> None:
@@ -61,14 +82,78 @@ class VectorStore:
         self.collection.upsert(ids=ids, embeddings=embeddings, documents=documents,
                                metadatas=[flat_metadata(m) for m in metadatas])
 
+    def upsert_questions(self, ids: list[str], embeddings: list[list[float]], documents: list[str],
+                         metadatas: list[dict[str, Any]]) -> None:
+        """Insert or overwrite question-line vectors; ``ids`` are the ids of their chunks."""
+        if not ids:
+            return
+        self.questions.upsert(ids=ids, embeddings=embeddings, documents=documents,
+                              metadatas=[flat_metadata(m) for m in metadatas])
+
     def delete_document(self, document_id: str) -> None:
-        """Delete every chunk whose metadata ``document_id`` matches."""
-        self.collection.delete(where={"document_id": document_id})
+        """Delete every chunk, question vector and statistics record of ``document_id``."""
+        where = {"document_id": document_id}
+        self.collection.delete(where=where)
+        self.questions.delete(where=where)
+        self.stats.delete(where=where)
 
     def delete_ids(self, ids: list[str]) -> None:
-        """Delete chunks by id."""
+        """Delete chunks (and their question vectors) by id, then recompute the language
+        statistics of the documents they belonged to."""
+        if not ids:
+            return
+        metas = self.collection.get(ids=ids, include=["metadatas"])["metadatas"] or []
+        self.collection.delete(ids=ids)
+        self.questions.delete(ids=ids)
+        for doc_id in {str(m.get("document_id")) for m in metas if m}:
+            self.refresh_document_stats(doc_id)
+
+    # --- per-language statistics -----------------------------------------------------
+    def write_document_stats(self, document_id: str, department: str,
+                             sums: dict[str, tuple[list[float], int]]) -> None:
+        """Replace the statistics of one document.
+
+        Args:
+            sums: language → (sum of the document's chunk vectors in that language, count).
+        """
+        self.stats.delete(where={"document_id": document_id})
+        ids, embs, docs, metas = [], [], [], []
+        for lang, (vec, count) in sorted(sums.items()):
+            if count <= 0:
+                continue
+            ids.append(f"{document_id}:{lang}")
+            embs.append([x / count for x in vec])
+            docs.append(json.dumps({"sum": vec, "count": count}))
+            metas.append({"document_id": document_id, "department": department, "lang": lang, "count": count})
         if ids:
-            self.collection.delete(ids=ids)
+            self.stats.upsert(ids=ids, embeddings=embs, documents=docs, metadatas=metas)
+
+    def refresh_document_stats(self, document_id: str) -> None:
+        """Recompute one document's statistics from its stored chunk vectors."""
+        got = self.collection.get(where={"document_id": document_id}, include=["embeddings", "metadatas"])
+        sums: dict[str, tuple[list[float], int]] = {}
+        dept = "default"
+        for emb, meta in zip(got["embeddings"] if got["embeddings"] is not None else [],
+                             got["metadatas"] or [], strict=False):
+            lang = str(meta.get("lang", ""))
+            dept = str(meta.get("department", dept))
+            if not lang:
+                continue
+            vec, n = sums.get(lang, ([0.0] * len(emb), 0))
+            sums[lang] = ([a + float(b) for a, b in zip(vec, emb, strict=True)], n + 1)
+        self.write_document_stats(document_id, dept, sums)
+
+    def language_sums(self, where: dict[str, Any] | None = None) -> dict[str, tuple[list[float], int]]:
+        """Language → (sum of chunk vectors, count) over every indexed document (optionally
+        filtered, e.g. by ``department``)."""
+        got = self.stats.get(where=where, include=["documents", "metadatas"])
+        out: dict[str, tuple[list[float], int]] = {}
+        for doc, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=False):
+            rec = json.loads(doc)
+            lang = str(meta["lang"])
+            vec, n = out.get(lang, ([0.0] * len(rec["sum"]), 0))
+            out[lang] = ([a + b for a, b in zip(vec, rec["sum"], strict=True)], n + int(rec["count"]))
+        return out
 
     def get_document_chunks(self, document_id: str) -> dict[str, Any]:
         """All chunks of a document: Chroma ``get`` result with ids, documents and metadatas."""
@@ -88,6 +173,20 @@ class VectorStore:
             query_embeddings=[embedding], n_results=k, where=where,
             include=["documents", "metadatas", "distances"],
         )
+
+    def query_vectors(self, kind: str, embedding: list[float], k: int,
+                      where: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Top-``k`` records of collection ``kind`` (``"chunks"`` or ``"questions"``) nearest to
+        ``embedding``, with their stored embeddings and metadata (chunks: text too)."""
+        coll = self.collection if kind == "chunks" else self.questions
+        include = ["metadatas", "embeddings"] + (["documents"] if kind == "chunks" else [])
+        return coll.query(query_embeddings=[embedding], n_results=k, where=where, include=include)
+
+    def get_vectors(self, kind: str, ids: list[str]) -> dict[str, Any]:
+        """Records of collection ``kind`` by id, with embeddings and metadata (chunks: text)."""
+        coll = self.collection if kind == "chunks" else self.questions
+        include = ["metadatas", "embeddings"] + (["documents"] if kind == "chunks" else [])
+        return coll.get(ids=ids, include=include)
 
     def healthy(self) -> bool:
         """True when the Chroma server answers its heartbeat."""

@@ -1,9 +1,13 @@
 """Embedder service: consumes ``documents.chunked``, writes ChromaDB, reports ``indexed``.
 
-Embeds each chunk's ``embed_text`` (or ``text``) through the OpenAI-compatible embeddings
-endpoint in batches and upserts them into the Chroma collection with explicit embeddings
-and deterministic ids (``{document_id}_{chunk_index}``), so a redelivered event overwrites
-instead of duplicating. Run: ``python -m services.embedder``.
+Embeds each chunk's ``embed_text`` (or ``text``), normalised for search
+(``shared.textnorm.normalize_for_search``), through the OpenAI-compatible embeddings endpoint
+in batches and upserts them into the Chroma collection with explicit embeddings and
+deterministic ids (``{document_id}_{chunk_index}``), so a redelivered event overwrites instead
+of duplicating. Q&A chunks also get a question-line vector (``search_text``) in the
+``_questions`` collection under the same id, and the document's per-language vector sums are
+rewritten in the ``_stats`` collection (language-bias removal at query time).
+Run: ``python -m services.embedder``.
 """
 from __future__ import annotations
 
@@ -16,8 +20,10 @@ from faststream import AckPolicy
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, ProgressEvent
+from services.embedder.search_text import chunk_search_text, content_chars, document_title, question_search_text
 from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import CHUNKS
+from shared.lang import detect_language
 from shared.models import Chunk, ChunkSet
 from shared.settings import get_settings
 from shared.storage import ObjectStore
@@ -43,14 +49,16 @@ async def lifespan():
     yield
 
 
-def chunk_metadata(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk) -> dict[str, Any]:
-    """Flat Chroma metadata of one chunk: document keys (document_id, department, filename),
-    position (chunk_index, page_number) and the strategy's own fields."""
+def chunk_metadata(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str = "") -> dict[str, Any]:
+    """Flat Chroma metadata of one chunk: document keys (document_id, department, filename,
+    ``lang`` = the document's language ``zh``/``en``), position (chunk_index, page_number),
+    ``content_chars`` (non-space characters of the text) and the strategy's own fields."""
     meta: dict[str, Any] = dict(chunk.metadata)
     meta.update(
         document_id=event.document_id, department=event.department, filename=event.filename,
         file_type=chunk_set.file_type, strategy=event.strategy, chunk_index=chunk.chunk_index,
         page_number=chunk.page_number if chunk.page_number is not None else -1,
+        lang=lang or None, content_chars=content_chars(chunk.text),
     )
     meta.setdefault("strategy_type", chunk_set.strategy_used)
     return meta
@@ -71,18 +79,30 @@ async def embed_and_store(event: DocumentChunked) -> int | None:
     chunks = [c for c in chunk_set.chunks if c.text.strip()]
     total = len(chunks)
     step = max(settings.embeddings_batch_size, 1)
+    lang = detect_language(" ".join(c.text for c in chunks))
+    title = document_title(chunk_set)
+    vec_sum: list[float] | None = None
     for start in range(0, total, step):
         batch = chunks[start:start + step]
-        embeddings = await embedder.embed_passages([c.embed_text or c.text for c in batch])
+        embeddings = await embedder.embed_passages([chunk_search_text(c) for c in batch])
+        metas = [chunk_metadata(event, chunk_set, c, lang) for c in batch]
         await asyncio.to_thread(
-            vectors.upsert,
-            [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch],
-            [chunk_metadata(event, chunk_set, c) for c in batch])
+            vectors.upsert, [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch], metas)
+        questions = [(c, m, q) for c, m in zip(batch, metas, strict=True)
+                     if (q := question_search_text(title, c)) is not None]
+        if questions:
+            q_emb = await embedder.embed_passages([q for _, _, q in questions])
+            await asyncio.to_thread(vectors.upsert_questions, [c.chunk_id(doc_id) for c, _, _ in questions],
+                                    q_emb, [q for _, _, q in questions], [m for _, m, _ in questions])
+        for e in embeddings:
+            vec_sum = list(e) if vec_sum is None else [a + b for a, b in zip(vec_sum, e, strict=True)]
         CHUNKS.labels("embedding").inc(len(batch))
         await pubs.report(ProgressEvent(
             document_id=doc_id, department=event.department, filename=event.filename,
             stage="embedding", status="processing", unit="chunks",
             pages_done=min(start + step, total), pages_total=total))
+    await asyncio.to_thread(vectors.write_document_stats, doc_id, event.department,
+                            {lang: (vec_sum, total)} if vec_sum is not None else {})
     if not await asyncio.to_thread(store.exists, manifest):  # deleted while we embedded
         await asyncio.to_thread(vectors.delete_document, doc_id)
         return None

@@ -11,8 +11,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, HTTPException
 
 from services.query.answer import extractive_answer, llm_answer
+from services.query.langbias import LanguageMeans
 from services.query.retrieve import retrieve
 from services.query.schemas import QueryRequest, QueryResponse
+from services.query.scoring import ScoringParams
 from shared.embeddings import EmbeddingClient
 from shared.metrics import QUERY_LATENCY, add_metrics_route
 from shared.settings import get_settings
@@ -25,9 +27,13 @@ clients: dict = {}
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
-    """Create the Chroma and embeddings clients once."""
+    """Create the Chroma and embeddings clients and the language-mean cache once."""
     clients["vectors"] = VectorStore(settings)
     clients["embedder"] = EmbeddingClient(settings)
+    clients["means"] = LanguageMeans(clients["vectors"], settings.query_stats_ttl_s)
+    clients["params"] = ScoringParams(
+        question_weight=settings.query_question_weight, qa_prior=settings.query_qa_prior,
+        min_content_chars=settings.query_min_content_chars, debias=settings.query_language_debias)
     yield
 
 
@@ -51,7 +57,9 @@ async def query(body: QueryRequest) -> QueryResponse:
     start = time.perf_counter()
     try:
         hits = await retrieve(clients["vectors"], clients["embedder"], body.question, body.top_k,
-                              body.document_ids)
+                              body.document_ids, means=clients["means"], params=clients["params"],
+                              candidates=settings.query_candidates, strategy=body.strategy,
+                              topic_section=body.topic_section)
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None

@@ -1,12 +1,20 @@
-"""Dense retrieval from ChromaDB with an explicit query embedding."""
+"""Retrieval: normalise and embed the question, gather candidates per language from the chunk
+and question-line collections (always ``query_embeddings``, never ``query_texts``), re-score
+them with language-bias removal (``scoring``) and return the best as ``Source`` objects."""
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import numpy as np
+
+from services.query.langbias import LanguageMeans, debias
 from services.query.schemas import Source
+from services.query.scoring import Candidate, ScoringParams, score_candidates
 from shared.chunkview import chunk_view
 from shared.embeddings import EmbeddingClient
+from shared.lang import detect_language
+from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
 
 
@@ -16,34 +24,103 @@ def snippet(text: str, chars: int = 300) -> str:
     return flat if len(flat) <= chars else flat[:chars].rstrip() + "…"
 
 
-def to_source(chunk_id: str, text: str, meta: dict[str, Any], distance: float) -> Source:
-    """A Chroma hit as a ``Source``; score = cosine similarity (1 - cosine distance)."""
+def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matched_by: str = "dense") -> Source:
+    """A scored chunk as a ``Source`` (``score`` rounded to 4 decimals)."""
     view = chunk_view(chunk_id, text, meta)
     is_qa = meta.get("chunk_kind") == "qa"
     return Source(
         chunk_id=chunk_id, document_id=view["document_id"], filename=view.get("filename"),
-        page_number=view["page_number"], score=round(1.0 - float(distance), 4), snippet=snippet(text),
+        page_number=view["page_number"], score=round(float(score), 4), snippet=snippet(text),
         pdf_url=view["pdf_url"], strategy_type=view.get("strategy_type"),
         question_id=meta.get("question_id") if is_qa else None,
         question_text=meta.get("question_text") if is_qa else None,
         answer=text if is_qa else None,
         topic_section=meta.get("topic_section") or None,
-        source_page_range=view.get("source_page_range"))
+        source_page_range=view.get("source_page_range"), matched_by=matched_by)
+
+
+def build_where(document_ids: list[str] | None = None, strategy: str | None = None,
+                topic_section: str | None = None, lang: str | None = None) -> dict[str, Any] | None:
+    """Chroma ``where`` filter from the optional restrictions (``None`` when there are none)."""
+    conds: list[dict[str, Any]] = []
+    if document_ids:
+        conds.append({"document_id": {"$in": list(document_ids)}})
+    if strategy:
+        conds.append({"strategy": strategy})
+    if topic_section:
+        conds.append({"topic_section": topic_section})
+    if lang:
+        conds.append({"lang": lang})
+    if not conds:
+        return None
+    return conds[0] if len(conds) == 1 else {"$and": conds}
+
+
+def _rows(res: dict[str, Any], nested: bool) -> list[tuple[str, str, dict[str, Any], Any]]:
+    """(id, document, metadata, embedding) rows of a Chroma query (``nested``) or get result."""
+    pick = (lambda k: (res.get(k) or [[]])[0]) if nested else (lambda k: res.get(k))
+    ids = pick("ids") or []
+    docs = pick("documents")
+    metas = pick("metadatas")
+    embs = pick("embeddings")
+    return [(i, (docs[n] if docs is not None else "") or "", (metas[n] if metas is not None else {}) or {},
+             embs[n] if embs is not None else None) for n, i in enumerate(ids)]
+
+
+def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[float]], n: int,
+                      filters: dict[str, Any]) -> list[Candidate]:
+    """Top-``n`` chunks and top-``n`` question lines per language (``query_vecs``: language →
+    the query vector to search that language with; key ``None`` = no language filter), merged
+    by chunk id; missing halves (a chunk's question vector, a question's chunk) fetched by id."""
+    chunks: dict[str, Candidate] = {}
+    qvecs: dict[str, Any] = {}
+    for lang, qv in query_vecs.items():
+        where = build_where(lang=lang, **filters)
+        for cid, doc, meta, emb in _rows(vectors.query_vectors("chunks", qv, n, where), nested=True):
+            chunks.setdefault(cid, Candidate(cid, doc, meta, np.asarray(emb)))
+        for cid, _, _, emb in _rows(vectors.query_vectors("questions", qv, n, where), nested=True):
+            qvecs[cid] = np.asarray(emb)
+    missing_chunks = [cid for cid in qvecs if cid not in chunks]
+    if missing_chunks:
+        for cid, doc, meta, emb in _rows(vectors.get_vectors("chunks", missing_chunks), nested=False):
+            chunks[cid] = Candidate(cid, doc, meta, np.asarray(emb))
+    missing_q = [cid for cid, c in chunks.items() if cid not in qvecs and c.meta.get("chunk_kind") == "qa"]
+    if missing_q:
+        for cid, _, _, emb in _rows(vectors.get_vectors("questions", missing_q), nested=False):
+            qvecs[cid] = np.asarray(emb)
+    for cid, c in chunks.items():
+        c.question_vector = qvecs.get(cid)
+    return list(chunks.values())
 
 
 async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
-                   document_ids: list[str] | None = None) -> list[tuple[Source, str]]:
-    """Top-``k`` chunks for ``question`` (always ``query_embeddings``, never ``query_texts``),
-    best first, each with its full stored text.
+                   document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
+                   params: ScoringParams | None = None, candidates: int = 40,
+                   strategy: str | None = None, topic_section: str | None = None) -> list[tuple[Source, str]]:
+    """Top-``k`` chunks for ``question``, best first, each with its full stored text.
+
+    The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
+    Traditional) exactly as chunks were at index time, embedded, and searched per indexed
+    language with the language-debiased query vector; candidates are re-scored by
+    ``scoring.score_candidates``.
 
     Args:
-        document_ids: restrict the search to these documents (``None``: all).
+        document_ids / strategy / topic_section: optional filters (``None``: no restriction).
+        means: per-language mean vectors (``None``: no language-bias removal).
+        candidates: candidates fetched per language and collection.
+
+    Raises:
+        openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
     """
-    emb = await embedder.embed_query(question)
-    where = None
-    if document_ids:
-        where = {"document_id": {"$in": list(document_ids)}}
-    res = await asyncio.to_thread(vectors.query, emb, k, where)
-    ids, docs, metas, dists = (res["ids"][0], res["documents"][0], res["metadatas"][0], res["distances"][0])
-    return [(to_source(i, d or "", m or {}, dist), d or "")
-            for i, d, m, dist in zip(ids, docs, metas, dists, strict=True)]
+    params = params or ScoringParams()
+    text = normalize_for_search(question)
+    qlang = detect_language(text)
+    emb = np.asarray(await embedder.embed_query(text), dtype=np.float64)
+    mean_map = await asyncio.to_thread(means.get) if means is not None and params.debias else {}
+    q_search = debias(emb, mean_map.get(qlang))
+    query_vecs: dict[str | None, list[float]] = (
+        {lang: q_search.tolist() for lang in sorted(mean_map)} if mean_map else {None: emb.tolist()})
+    filters = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
+    cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters)
+    ranked = score_candidates(emb, qlang, mean_map, cands, params)[:k]
+    return [(to_source(c.chunk_id, c.text, c.meta, c.score, c.matched_by), c.text) for c in ranked]

@@ -7,15 +7,24 @@ from pydantic import BaseModel, Field
 
 
 class QueryRequest(BaseModel):
-    """A question, optionally restricted to some documents."""
+    """A question, optionally restricted to some documents, a chunking strategy
+    (``token``/``question``) or a topic section (exactly as printed, e.g. ``(A) 排水系統``)."""
 
     question: str = Field(min_length=1, max_length=4000)
     top_k: int = Field(default=5, ge=1, le=50)
     document_ids: list[str] | None = None
+    strategy: Literal["token", "question"] | None = None
+    topic_section: str | None = Field(default=None, max_length=500)
 
 
 class Source(BaseModel):
-    """One retrieved chunk; for Q&A chunks also the question id/text and the whole answer."""
+    """One retrieved chunk; for Q&A chunks also the question id/text and the whole answer.
+
+    ``score``: the ranking score (cosine similarity after language-bias removal, blended with
+    the question-line similarity for Q&A pairs; see ``services/query/README.md``).
+    ``matched_by``: ``"question-line"`` when the pair's question line matched better than its
+    full text, else ``"dense"``.
+    """
 
     chunk_id: str
     document_id: str

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from shared.cli import api, ask_cmd, docs_cmd, ingest_cmd, split_cmd
+from shared.cli import api, ask_cmd, docs_cmd, eval_cmd, ingest_cmd, split_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,7 +14,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--url", default=None,
                     help=f"gateway URL (default: $LEGCO_URL or {api.DEFAULT_URL})")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (ingest_cmd, ask_cmd, docs_cmd, split_cmd):
+    for module in (ingest_cmd, ask_cmd, docs_cmd, split_cmd, eval_cmd):
         module.add_parser(sub)
     return ap
 

@@ -1,0 +1,52 @@
+"""What the embedder embeds for a chunk: the normalised search form of its text, and, for a
+Q&A chunk, a second "question line" text (document title + topic section + question).
+
+Why a question line with context: an officer's question is a paraphrase of the prepared
+question, and the pair's full text (question + long answer, tables) dilutes that match; the
+bare question line loses the document's subject (``政府至今已就新發展區發放多少特惠補償？`` does
+not say which development area). Measured in ``services/query/README.md``.
+"""
+from __future__ import annotations
+
+import re
+
+from shared.models import Chunk, ChunkSet
+from shared.textnorm import normalize_for_search
+
+TITLE_LINES = 2
+TITLE_MAX_CHARS = 80
+# Page-1 header letters such as "(L)" or "L" are page furniture, not the title.
+_FURNITURE = re.compile(r"^\(?[A-Z]\)?$|^\d+$")
+
+
+def document_title(chunk_set: ChunkSet) -> str:
+    """The first ``TITLE_LINES`` non-empty lines of the document's first chunk (header letters
+    and bare numbers skipped), joined by a space and cut to ``TITLE_MAX_CHARS`` characters;
+    ``""`` for a document without text."""
+    first = next((c for c in chunk_set.chunks if c.text.strip()), None)
+    if first is None:
+        return ""
+    lines = [ln.strip() for ln in first.text.splitlines() if ln.strip() and not _FURNITURE.match(ln.strip())]
+    return " ".join(lines[:TITLE_LINES])[:TITLE_MAX_CHARS]
+
+
+def chunk_search_text(chunk: Chunk) -> str:
+    """Normalised text embedded for the chunk vector: ``embed_text`` (question + answer for a
+    Q&A pair) or the chunk text."""
+    return normalize_for_search(chunk.embed_text or chunk.text)
+
+
+def question_search_text(title: str, chunk: Chunk) -> str | None:
+    """Normalised question-line text of a Q&A chunk (title, topic section and question on
+    separate lines), or ``None`` for chunks that are not Q&A pairs or have no question text."""
+    meta = chunk.metadata
+    question = meta.get("question_text")
+    if meta.get("chunk_kind") != "qa" or not question:
+        return None
+    parts = [title, str(meta.get("topic_section") or ""), str(question)]
+    return normalize_for_search("\n".join(p for p in parts if p))
+
+
+def content_chars(text: str) -> int:
+    """Number of non-whitespace characters of ``text`` (a title-only chunk has few)."""
+    return sum(1 for c in text if not c.isspace())

@@ -1,0 +1,78 @@
+"""Scoring retrieved candidates (pure numpy; no I/O).
+
+For a query vector ``q`` in language ``lq`` and a chunk with vector ``p`` in language ``l``
+(``μ`` = per-language mean chunk vector, see ``langbias``)::
+
+    dense    = unit(q - μ[lq]) · unit(p - μ[l])
+    question = unit(q - μ[lq]) · unit(v - μ[l])      (v: the pair's question-line vector)
+    score    = (1 - w)·dense + w·question + qa_prior  (Q&A chunks with a question vector)
+             = dense                                   (other chunks)
+    score   -= 1   when the chunk has fewer than min_content_chars non-space characters
+
+Weights and the reasons for them: ``services/query/README.md``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from services.query.langbias import debias
+
+
+@dataclass
+class Candidate:
+    """One chunk that may be returned: its stored text, metadata, chunk vector and (Q&A only)
+    question-line vector; ``score``/``matched_by``/``dense``/``question`` are filled by
+    :func:`score_candidates`."""
+
+    chunk_id: str
+    text: str
+    meta: dict[str, Any]
+    vector: np.ndarray
+    question_vector: np.ndarray | None = None
+    score: float = 0.0
+    dense: float = 0.0
+    question: float | None = None
+    matched_by: str = "dense"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScoringParams:
+    """``question_weight`` w in [0, 1]; ``qa_prior`` added to Q&A chunks (cosine units);
+    ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means."""
+
+    question_weight: float = 0.5
+    qa_prior: float = 0.04
+    min_content_chars: int = 40
+    debias: bool = True
+
+
+def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.ndarray],
+                     candidates: list[Candidate], params: ScoringParams) -> list[Candidate]:
+    """Score ``candidates`` in place and return them best first.
+
+    Args:
+        query: raw query embedding, shape ``(d,)``.
+        query_lang: ``"zh"``/``"en"`` (``shared.lang.detect_language`` of the normalised query).
+        means: language → mean chunk vector; a missing language is not centred.
+    """
+    if not candidates:
+        return []
+    use = means if params.debias else {}
+    q = debias(np.asarray(query, dtype=np.float64), use.get(query_lang))
+    for c in candidates:
+        mu = use.get(str(c.meta.get("lang", "")))
+        c.dense = float(q @ debias(np.asarray(c.vector, dtype=np.float64), mu))
+        c.score, c.matched_by, c.question = c.dense, "dense", None
+        if c.meta.get("chunk_kind") == "qa" and c.question_vector is not None:
+            c.question = float(q @ debias(np.asarray(c.question_vector, dtype=np.float64), mu))
+            w = params.question_weight
+            c.score = (1 - w) * c.dense + w * c.question + params.qa_prior
+            c.matched_by = "question-line" if c.question > c.dense else "dense"
+        chars = c.meta.get("content_chars")
+        if isinstance(chars, int) and chars < params.min_content_chars:
+            c.score -= 1.0
+    return sorted(candidates, key=lambda c: -c.score)

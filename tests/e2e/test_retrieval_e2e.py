@@ -1,0 +1,112 @@
+"""Cross-language retrieval targets on fixtures + real papers in one collection, measured with
+``legco eval --json`` through the running stack; plus the query filters, ``matched_by``, and the
+language statistics surviving a query-service restart and following a delete."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from shared.settings import Settings
+from shared.vectorstore import VectorStore
+from tests.conftest import FIXTURES, REAL, REPO
+from tests.e2e.helpers import upload, wait_terminal
+
+FAQ = "file:hk_ld_ec_ordinance_guide_faq_en.queries.json"
+# Measured on the code before language-bias removal / question lines (same corpus, same
+# command): services/query/README.md, "Measurements".
+BASELINE = {"direction:zh->zh": {"R@1": 0.852, "R@3": 0.926}, "direction:en->en": {"R@1": 1.0, "R@3": 1.0}}
+
+
+def run_eval(stack) -> dict:
+    """``legco eval --json FIXTURES REAL`` against the test stack; the parsed report."""
+    out = subprocess.run([sys.executable, "-m", "shared.cli.main", "--url", stack.gateway_url, "eval", "--json",
+                          str(FIXTURES), str(REAL)], cwd=REPO, capture_output=True, text=True, timeout=3000,
+                         env={**os.environ, **stack.env})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def report(stack) -> dict:
+    """One ingest of fixtures + real (question strategy) and one evaluation run."""
+    return run_eval(stack)
+
+
+def vectors(stack) -> VectorStore:
+    """A client on the test stack's Chroma."""
+    return VectorStore(Settings(chroma_host=stack.env["CHROMA_HOST"], chroma_port=int(stack.env["CHROMA_PORT"])))
+
+
+def test_fixture_queries_find_the_prepared_pair(report):
+    g = report["groups"]["kind:truth"]
+    assert g["n"] == 43
+    assert g["R@1"] >= 0.90, report["misses"]
+    assert g["R@3"] >= 0.98, report["misses"]
+
+
+def test_cantonese_queries_find_the_english_faq(report):
+    assert report["groups"][FAQ]["R@3"] >= 0.85, report["misses"]
+
+
+def test_simplified_queries_score_like_traditional(report):
+    orig, simp = report["groups"]["kind:truth"], report["groups"]["simplified:truth"]
+    for k in ("R@1", "R@3"):
+        assert simp[k] >= orig[k] - 0.03, (k, orig, simp)
+
+
+def test_same_language_directions_no_worse_than_before(report):
+    for group, base in BASELINE.items():
+        for k, v in base.items():
+            assert report["groups"][group][k] >= v - 1e-9, (group, k, report["groups"][group])
+
+
+def test_sources_say_why_they_matched(api, report):
+    r = api.post("/api/v1/query", json={"question": "農夫被收地，啲農作物點賠？", "top_k": 5}).json()
+    assert {s["matched_by"] for s in r["sources"]} <= {"dense", "question-line"}
+    assert any(s["matched_by"] == "question-line" for s in r["sources"])
+    assert all(r["sources"][i]["score"] >= r["sources"][i + 1]["score"] for i in range(len(r["sources"]) - 1))
+
+
+def test_filters_by_document_strategy_and_topic(api, report):
+    l_pdf = report["documents"]["L_補償及安置安排.pdf"]["document_id"]
+    r = api.post("/api/v1/query", json={"question": "農作物補償", "top_k": 5, "document_ids": [l_pdf]}).json()
+    assert r["sources"] and {s["document_id"] for s in r["sources"]} == {l_pdf}
+    r = api.post("/api/v1/query", json={"question": "共同溝", "top_k": 5, "topic_section": "(D) 公用設施共同溝"}).json()
+    assert r["sources"] and {s["topic_section"] for s in r["sources"]} == {"(D) 公用設施共同溝"}
+    r = api.post("/api/v1/query", json={"question": "共同溝", "top_k": 5, "strategy": "token"}).json()
+    assert all(s["question_id"] is None for s in r["sources"])
+
+
+def test_language_statistics_follow_add_and_delete(api, stack, report, tmp_path):
+    vs = vectors(stack)
+    before = vs.language_sums()
+    assert set(before) == {"zh", "en"} and before["en"][1] > 0
+    paper = tmp_path / "retrieval_stats_probe_en.txt"
+    paper.write_text("Briefing note on harbour ferry services.\n\n" + "Ferry patronage rose again this year. " * 40,
+                     encoding="utf-8")
+    doc_id = upload(api, paper, strategy="token")["document_id"]
+    rec = wait_terminal(api, [doc_id])[doc_id]
+    assert rec["status"] == "indexed" and rec["chunk_count"] >= 1
+    assert vs.language_sums()["en"][1] == before["en"][1] + rec["chunk_count"]
+    assert api.delete(f"/api/v1/documents/{doc_id}").status_code == 200
+    assert vs.language_sums()["en"][1] == before["en"][1]
+    assert not vs.stats.get(where={"document_id": doc_id})["ids"]
+
+
+def test_restart_keeps_the_fitted_state(api, stack, report):
+    q = {"question": "喺香港工傷，可唔可以返內地睇醫生？", "top_k": 3}
+    first = api.post("/api/v1/query", json=q).json()["sources"]
+    stack.ctl("restart", "query")
+    deadline = time.monotonic() + 60
+    while True:
+        r = api.post("/api/v1/query", json=q)
+        if r.status_code == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert [s["chunk_id"] for s in r.json()["sources"]] == [s["chunk_id"] for s in first]
+    assert first[0]["question_id"] == "Q10"

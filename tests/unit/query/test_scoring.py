@@ -1,0 +1,52 @@
+"""Language-bias removal and the question-line blend, on hand-made vectors."""
+from __future__ import annotations
+
+import numpy as np
+
+from services.query.langbias import debias, unit
+from services.query.scoring import Candidate, ScoringParams, score_candidates
+
+# Two "content" directions and two "language" directions, orthogonal.
+TOPIC_A, TOPIC_B, ZH, EN = np.eye(4)
+
+
+def vec(*parts: np.ndarray) -> np.ndarray:
+    return unit(np.sum(parts, axis=0))
+
+
+def cand(cid: str, v: np.ndarray, lang: str, **meta) -> Candidate:
+    return Candidate(cid, "text " * 20, {"lang": lang, "content_chars": 100, **meta}, v)
+
+
+def test_debias_removes_the_shared_language_offset():
+    means = {"zh": 0.8 * ZH, "en": 0.8 * EN}
+    q = vec(TOPIC_A, EN)  # English question about topic A
+    right = cand("zh-a", vec(TOPIC_A, ZH), "zh")  # Chinese chunk about A
+    wrong = cand("en-b", vec(0.3 * TOPIC_B, EN), "en")  # English chunk about B
+    raw = score_candidates(q, "en", means, [right, wrong], ScoringParams(debias=False))
+    assert raw[0].chunk_id == "en-b"  # same-language bias wins without centring
+    fixed = score_candidates(q, "en", means, [right, wrong], ScoringParams())
+    assert fixed[0].chunk_id == "zh-a"
+
+
+def test_debias_without_mean_only_normalises():
+    v = np.array([3.0, 4.0])
+    assert np.allclose(debias(v, None), [0.6, 0.8])
+
+
+def test_question_line_blend_and_matched_by():
+    q = vec(TOPIC_A, ZH)
+    qa = cand("qa", vec(0.2 * TOPIC_A, TOPIC_B, ZH), "zh", chunk_kind="qa")
+    qa.question_vector = vec(TOPIC_A, ZH)
+    other = cand("sec", vec(0.5 * TOPIC_A, TOPIC_B, ZH), "zh", chunk_kind="section")
+    out = score_candidates(q, "zh", {}, [qa, other], ScoringParams(question_weight=0.5, qa_prior=0.0))
+    assert out[0].chunk_id == "qa" and out[0].matched_by == "question-line"
+    assert out[0].score == (out[0].dense + out[0].question) / 2
+    assert out[1].matched_by == "dense" and out[1].question is None
+
+
+def test_title_only_chunks_sink():
+    q = vec(TOPIC_A, ZH)
+    title = Candidate("t", "Part II", {"lang": "zh", "content_chars": 6}, vec(TOPIC_A, ZH))
+    body = cand("b", vec(0.5 * TOPIC_A, TOPIC_B, ZH), "zh")
+    assert [c.chunk_id for c in score_candidates(q, "zh", {}, [title, body], ScoringParams())] == ["b", "t"]

@@ -1,0 +1,27 @@
+"""normalize_for_search (index and query side) and the language rule."""
+from __future__ import annotations
+
+from shared.lang import detect_language
+from shared.textnorm import normalize_for_search
+
+
+def test_kangxi_radicals_and_full_width_forms():
+    assert normalize_for_search("\u2f00\u2f08") == "一人"  # KANGXI RADICAL ONE, MAN
+    assert normalize_for_search("ＡＢＣ１２３") == "ABC123"
+
+
+def test_hk_private_use_characters():
+    assert normalize_for_search("\ue473") == "邨"
+    assert normalize_for_search("\ue40c生") == "衞生"
+
+
+def test_simplified_meets_traditional():
+    assert normalize_for_search("员工返工受伤，排水系统") == normalize_for_search("員工返工受傷，排水系統")
+    assert normalize_for_search("古洞北 新發展區") == "古洞北新發展區"  # spurious CJK space
+
+
+def test_language_rule():
+    assert detect_language("私人土地業主可獲多少土地補償？") == "zh"
+    assert detect_language("What ex-gratia rates apply to private land?") == "en"
+    assert detect_language("Where is 古洞北 on the map of the New Territories?") == "en"
+    assert detect_language("") == "en"
