@@ -1,6 +1,6 @@
 import { Anchor, Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import type { Source } from '../types';
-import { formatScore, pageRangeLabel, tidySnippet } from '../lib/format';
+import { formatScore, pageRangeLabel } from '../lib/format';
 
 function sourceHeading(source: Source): string {
   if (source.question_id) {
@@ -63,7 +63,7 @@ export function SourceList({ sources }: { sources: Source[] }) {
                 </Group>
               </Group>
               <Text size="sm" mt="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
-                {tidySnippet(source.snippet)}
+                {source.snippet}
               </Text>
             </Card>
           );

@@ -64,15 +64,3 @@ export function pageRangeLabel(range: [number, number] | null | undefined): stri
 export function formatScore(score: number): string {
   return Number.isFinite(score) ? score.toFixed(3) : String(score);
 }
-
-// Han, CJK punctuation and full-width forms.
-const CJK = '\\u3000-\\u303f\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef';
-const CJK_GAP = new RegExp(`([${CJK}])[ \\t]+(?=[${CJK}])`, 'g');
-
-/**
- * Snippet text for display: PDF line breaks come through as spaces, which split Chinese words
- * ("預 計可容納"); drop whitespace between two CJK characters, keep it everywhere else.
- */
-export function tidySnippet(snippet: string): string {
-  return snippet.replace(CJK_GAP, '$1');
-}
