@@ -17,6 +17,8 @@ from pathlib import Path
 from tests.conftest import REPO
 
 # Port offset of the test stack; parallel developers/CI jobs on one machine pick different ones.
+# Keep every port below Linux's ephemeral range (32768+): use offsets up to ~22000, else a
+# client's outgoing connection can hold the port the stack wants to listen on.
 OFFSET = int(os.environ.get("LEGCO_TEST_PORT_OFFSET", "10000"))
 
 
