@@ -175,18 +175,18 @@ class VectorStore:
         )
 
     def query_vectors(self, kind: str, embedding: list[float], k: int,
-                      where: dict[str, Any] | None = None) -> dict[str, Any]:
+                      where: dict[str, Any] | None = None, embeddings: bool = False) -> dict[str, Any]:
         """Top-``k`` records of collection ``kind`` (``"chunks"`` or ``"questions"``) nearest to
-        ``embedding``, with their stored embeddings and metadata (chunks: text too)."""
+        ``embedding``: ids, distances and metadata, plus the stored vectors when ``embeddings``
+        (texts are fetched later, for the final top-k only, with :meth:`get_ids`)."""
         coll = self.collection if kind == "chunks" else self.questions
-        include = ["metadatas", "embeddings"] + (["documents"] if kind == "chunks" else [])
+        include = ["metadatas", "distances"] + (["embeddings"] if embeddings else [])
         return coll.query(query_embeddings=[embedding], n_results=k, where=where, include=include)
 
     def get_vectors(self, kind: str, ids: list[str]) -> dict[str, Any]:
-        """Records of collection ``kind`` by id, with embeddings and metadata (chunks: text)."""
+        """Records of collection ``kind`` by id, with embeddings and metadata."""
         coll = self.collection if kind == "chunks" else self.questions
-        include = ["metadatas", "embeddings"] + (["documents"] if kind == "chunks" else [])
-        return coll.get(ids=ids, include=include)
+        return coll.get(ids=ids, include=["metadatas", "embeddings"])
 
     def healthy(self) -> bool:
         """True when the Chroma server answers its heartbeat."""

@@ -20,7 +20,8 @@ from faststream import AckPolicy
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, ProgressEvent
-from services.embedder.search_text import chunk_search_text, content_chars, document_title, question_search_text
+from services.embedder.search_text import (chunk_search_text, content_chars, document_title,
+                                          question_search_text, text_sha)
 from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import CHUNKS
 from shared.lang import detect_language
@@ -84,12 +85,18 @@ async def embed_and_store(event: DocumentChunked) -> int | None:
     vec_sum: list[float] | None = None
     for start in range(0, total, step):
         batch = chunks[start:start + step]
-        embeddings = await embedder.embed_passages([chunk_search_text(c) for c in batch])
+        texts = [chunk_search_text(c) for c in batch]
+        embeddings = await embedder.embed_passages(texts)
         metas = [chunk_metadata(event, chunk_set, c, lang) for c in batch]
-        await asyncio.to_thread(
-            vectors.upsert, [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch], metas)
         questions = [(c, m, q) for c, m in zip(batch, metas, strict=True)
                      if (q := question_search_text(title, c)) is not None]
+        for m, t in zip(metas, texts, strict=True):
+            m["vector_sha"] = text_sha(t)
+        for _, m, q in questions:
+            m["question_sha"] = text_sha(q)
+        await asyncio.to_thread(
+            vectors.upsert, [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch], metas)
+        questions = [(c, {**m, "vector_sha": m["question_sha"]}, q) for c, m, q in questions]
         if questions:
             q_emb = await embedder.embed_passages([q for _, _, q in questions])
             await asyncio.to_thread(vectors.upsert_questions, [c.chunk_id(doc_id) for c, _, _ in questions],

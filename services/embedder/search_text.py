@@ -8,6 +8,7 @@ not say which development area). Measured in ``services/query/README.md``.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 
 from shared.models import Chunk, ChunkSet
@@ -50,3 +51,9 @@ def question_search_text(title: str, chunk: Chunk) -> str | None:
 def content_chars(text: str) -> int:
     """Number of non-whitespace characters of ``text`` (a title-only chunk has few)."""
     return sum(1 for c in text if not c.isspace())
+
+
+def text_sha(text: str) -> str:
+    """First 16 hex digits of the SHA-256 of ``text`` (UTF-8): stored as ``vector_sha`` /
+    ``question_sha`` metadata so the query service can cache vectors by content."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -15,6 +15,7 @@ from services.query.langbias import LanguageMeans
 from services.query.retrieve import retrieve
 from services.query.schemas import QueryRequest, QueryResponse
 from services.query.scoring import ScoringParams
+from services.query.vector_cache import VectorCache
 from shared.embeddings import EmbeddingClient
 from shared.metrics import QUERY_LATENCY, add_metrics_route
 from shared.settings import get_settings
@@ -30,6 +31,7 @@ async def lifespan(app: FastAPI):
     """Create the Chroma and embeddings clients and the language-mean cache once."""
     clients["vectors"] = VectorStore(settings)
     clients["embedder"] = EmbeddingClient(settings)
+    clients["cache"] = VectorCache()
     clients["means"] = LanguageMeans(clients["vectors"], settings.query_stats_ttl_s)
     clients["params"] = ScoringParams(
         question_weight=settings.query_question_weight, qa_prior=settings.query_qa_prior,
@@ -59,7 +61,7 @@ async def query(body: QueryRequest) -> QueryResponse:
         hits = await retrieve(clients["vectors"], clients["embedder"], body.question, body.top_k,
                               body.document_ids, means=clients["means"], params=clients["params"],
                               candidates=settings.query_candidates, strategy=body.strategy,
-                              topic_section=body.topic_section)
+                              topic_section=body.topic_section, cache=clients["cache"])
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None

@@ -11,6 +11,7 @@ import numpy as np
 from services.query.langbias import LanguageMeans, debias
 from services.query.schemas import Source
 from services.query.scoring import Candidate, ScoringParams, score_candidates
+from services.query.vector_cache import VectorCache
 from shared.chunkview import chunk_view
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
@@ -45,8 +46,8 @@ def build_where(document_ids: list[str] | None = None, strategy: str | None = No
     conds: list[dict[str, Any]] = []
     if document_ids:
         conds.append({"document_id": {"$in": list(document_ids)}})
-    if strategy:
-        conds.append({"strategy": strategy})
+    if strategy:  # the strategy actually used (a question-strategy paper without Q&A is "token")
+        conds.append({"strategy_type": strategy})
     if topic_section:
         conds.append({"topic_section": topic_section})
     if lang:
@@ -58,7 +59,10 @@ def build_where(document_ids: list[str] | None = None, strategy: str | None = No
 
 def _rows(res: dict[str, Any], nested: bool) -> list[tuple[str, str, dict[str, Any], Any]]:
     """(id, document, metadata, embedding) rows of a Chroma query (``nested``) or get result."""
-    pick = (lambda k: (res.get(k) or [[]])[0]) if nested else (lambda k: res.get(k))
+    def pick(key: str) -> Any:
+        value = res.get(key)
+        return value[0] if nested and value is not None and len(value) else value
+
     ids = pick("ids") or []
     docs = pick("documents")
     metas = pick("metadatas")
@@ -68,35 +72,58 @@ def _rows(res: dict[str, Any], nested: bool) -> list[tuple[str, str, dict[str, A
 
 
 def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[float]], n: int,
-                      filters: dict[str, Any]) -> list[Candidate]:
+                      filters: dict[str, Any], cache: VectorCache | None = None) -> list[Candidate]:
     """Top-``n`` chunks and top-``n`` question lines per language (``query_vecs``: language →
     the query vector to search that language with; key ``None`` = no language filter), merged
-    by chunk id; missing halves (a chunk's question vector, a question's chunk) fetched by id."""
-    chunks: dict[str, Candidate] = {}
-    qvecs: dict[str, Any] = {}
-    for lang, qv in query_vecs.items():
-        where = build_where(lang=lang, **filters)
-        for cid, doc, meta, emb in _rows(vectors.query_vectors("chunks", qv, n, where), nested=True):
-            chunks.setdefault(cid, Candidate(cid, doc, meta, np.asarray(emb)))
-        for cid, _, _, emb in _rows(vectors.query_vectors("questions", qv, n, where), nested=True):
-            qvecs[cid] = np.asarray(emb)
-    missing_chunks = [cid for cid in qvecs if cid not in chunks]
-    if missing_chunks:
-        for cid, doc, meta, emb in _rows(vectors.get_vectors("chunks", missing_chunks), nested=False):
-            chunks[cid] = Candidate(cid, doc, meta, np.asarray(emb))
-    missing_q = [cid for cid, c in chunks.items() if cid not in qvecs and c.meta.get("chunk_kind") == "qa"]
-    if missing_q:
-        for cid, _, _, emb in _rows(vectors.get_vectors("questions", missing_q), nested=False):
-            qvecs[cid] = np.asarray(emb)
-    for cid, c in chunks.items():
-        c.question_vector = qvecs.get(cid)
-    return list(chunks.values())
+    by chunk id; missing halves (a chunk's question vector, a question's chunk) fetched by id.
+    Vectors come from ``cache`` when it holds them (keyed by id and ``vector_sha``), else from
+    Chroma. Candidates carry no text yet (``text=""``)."""
+    cache = cache if cache is not None else VectorCache(0)
+    metas: dict[str, dict[str, Any]] = {}
+    qshas: dict[str, str] = {}
+    searches = [(kind, qv, build_where(lang=lang, **filters))
+                for lang, qv in query_vecs.items() for kind in ("chunks", "questions")]
+    for kind, qv, where in searches:
+        for cid, _, meta, _ in _rows(vectors.query_vectors(kind, qv, n, where), nested=True):
+            if kind == "chunks":
+                metas.setdefault(cid, meta)
+            else:
+                qshas[cid] = str(meta.get("vector_sha", ""))
+    vecs: dict[tuple[str, str], np.ndarray] = {}
+
+    def fill(kind: str, wanted: dict[str, str]) -> None:
+        todo = []
+        for cid, sha in wanted.items():
+            v = cache.get((kind, cid, sha))
+            if v is None:
+                todo.append(cid)
+            else:
+                vecs[(kind, cid)] = v
+        if todo:
+            for cid, _, meta, emb in _rows(vectors.get_vectors(kind, todo), nested=False):
+                if emb is None:
+                    continue
+                vecs[(kind, cid)] = cache.put((kind, cid, str(meta.get("vector_sha", ""))), emb)
+                if kind == "chunks":
+                    metas.setdefault(cid, meta)
+
+    need_meta = [cid for cid in qshas if cid not in metas]
+    if need_meta:  # question lines whose chunk was not among the chunk candidates
+        for cid, _, meta, _ in _rows(vectors.collection.get(ids=need_meta, include=["metadatas"]), nested=False):
+            metas[cid] = meta
+    fill("chunks", {cid: str(m.get("vector_sha", "")) for cid, m in metas.items()})
+    missing_q = {cid: str(m.get("question_sha", "")) for cid, m in metas.items()
+                 if cid not in qshas and m.get("chunk_kind") == "qa"}
+    fill("questions", {**qshas, **missing_q})
+    return [Candidate(cid, "", metas[cid], vecs[("chunks", cid)], vecs.get(("questions", cid)))
+            for cid in metas if ("chunks", cid) in vecs]
 
 
 async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
                    document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
                    params: ScoringParams | None = None, candidates: int = 40,
-                   strategy: str | None = None, topic_section: str | None = None) -> list[tuple[Source, str]]:
+                   strategy: str | None = None, topic_section: str | None = None,
+                   cache: VectorCache | None = None) -> list[tuple[Source, str]]:
     """Top-``k`` chunks for ``question``, best first, each with its full stored text.
 
     The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
@@ -108,6 +135,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         document_ids / strategy / topic_section: optional filters (``None``: no restriction).
         means: per-language mean vectors (``None``: no language-bias removal).
         candidates: candidates fetched per language and collection.
+        cache: stored vectors already fetched (``None``: always fetch).
 
     Raises:
         openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
@@ -121,6 +149,11 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     query_vecs: dict[str | None, list[float]] = (
         {lang: q_search.tolist() for lang in sorted(mean_map)} if mean_map else {None: emb.tolist()})
     filters = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
-    cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters)
+    cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache)
     ranked = score_candidates(emb, qlang, mean_map, cands, params)[:k]
+    if ranked:
+        got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
+        texts = dict(zip(got["ids"], got["documents"] or [], strict=False))
+        for c in ranked:
+            c.text = texts.get(c.chunk_id) or ""
     return [(to_source(c.chunk_id, c.text, c.meta, c.score, c.matched_by), c.text) for c in ranked]

@@ -7,8 +7,9 @@ from pydantic import BaseModel, Field
 
 
 class QueryRequest(BaseModel):
-    """A question, optionally restricted to some documents, a chunking strategy
-    (``token``/``question``) or a topic section (exactly as printed, e.g. ``(A) 排水系統``)."""
+    """A question, optionally restricted to some documents, the chunking strategy a chunk was
+    made with (``token``/``question``; a question-strategy paper without Q&A items is ``token``)
+    or a topic section (exactly as printed, e.g. ``(A) 排水系統``)."""
 
     question: str = Field(min_length=1, max_length=4000)
     top_k: int = Field(default=5, ge=1, le=50)
