@@ -61,3 +61,22 @@ class LanguageMeans:
                                for lang, (vec, n) in sums.items() if n > 0}
                 self._at = time.monotonic()
             return self._means
+
+
+def language_neutral(query: np.ndarray, means: dict[str, np.ndarray]) -> np.ndarray:
+    """``query`` with the directions that separate the language means projected out.
+
+    With ``D`` = the span of ``μ_l - μ_first`` over the indexed languages, the returned unit
+    vector ``s`` has ``s·μ_l`` equal for every language, so one nearest-neighbour search over
+    raw stored vectors ranks chunks of all languages by ``s·(p - μ_l)`` without favouring one
+    language — one search serves every language (candidates are re-scored exactly afterwards).
+
+    Args:
+        query: shape ``(d,)``; means: language → mean vector ``(d,)``.
+    """
+    langs = sorted(means)
+    if len(langs) < 2:
+        return unit(query)
+    diffs = np.stack([means[lang] - means[langs[0]] for lang in langs[1:]])  # (L-1, d)
+    basis, _ = np.linalg.qr(diffs.T)  # (d, L-1) orthonormal columns
+    return unit(query - basis @ (basis.T @ query))

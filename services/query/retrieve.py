@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from services.query.langbias import LanguageMeans, debias
+from services.query.langbias import LanguageMeans, debias, language_neutral
 from services.query.schemas import Source
 from services.query.scoring import Candidate, ScoringParams, score_candidates
 from services.query.vector_cache import VectorCache
@@ -127,8 +127,9 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     """Top-``k`` chunks for ``question``, best first, each with its full stored text.
 
     The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
-    Traditional) exactly as chunks were at index time, embedded, and searched per indexed
-    language with the language-debiased query vector; candidates are re-scored by
+    Traditional) exactly as chunks were at index time, embedded, debiased and made
+    language-neutral (``langbias.language_neutral``), searched once in the chunk and once in the
+    question-line collection, and the candidates are re-scored exactly by
     ``scoring.score_candidates``.
 
     Args:
@@ -145,9 +146,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     qlang = detect_language(text)
     emb = np.asarray(await embedder.embed_query(text), dtype=np.float64)
     mean_map = await asyncio.to_thread(means.get) if means is not None and params.debias else {}
-    q_search = debias(emb, mean_map.get(qlang))
-    query_vecs: dict[str | None, list[float]] = (
-        {lang: q_search.tolist() for lang in sorted(mean_map)} if mean_map else {None: emb.tolist()})
+    q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
+    query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
     filters = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
     cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache)
     ranked = score_candidates(emb, qlang, mean_map, cands, params)[:k]

@@ -50,3 +50,13 @@ def test_title_only_chunks_sink():
     title = Candidate("t", "Part II", {"lang": "zh", "content_chars": 6}, vec(TOPIC_A, ZH))
     body = cand("b", vec(0.5 * TOPIC_A, TOPIC_B, ZH), "zh")
     assert [c.chunk_id for c in score_candidates(q, "zh", {}, [title, body], ScoringParams())] == ["b", "t"]
+
+
+def test_language_neutral_search_vector_scores_language_means_equally():
+    from services.query.langbias import language_neutral
+
+    rng = np.random.default_rng(0)
+    means = {"zh": rng.normal(size=8), "en": rng.normal(size=8), "pt": rng.normal(size=8)}
+    s = language_neutral(rng.normal(size=8), means)
+    assert np.isclose(np.linalg.norm(s), 1.0)
+    assert np.allclose([s @ means["zh"]] * 2, [s @ means["en"], s @ means["pt"]])
