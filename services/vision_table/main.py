@@ -142,7 +142,7 @@ async def on_page(work: PageWork) -> None:
     await pubs.emit(done)
     await pubs.report(ProgressEvent(
         document_id=work.document_id, department=work.department, filename=parsed.filename,
-        stage="parsing", status="processing", pages_done=min(await _pages_done(work.document_id), work.page_count),
+        stage="tables", status="processing", pages_done=min(await _pages_done(work.document_id), work.page_count),
         pages_total=work.page_count, scanned_pages=[work.page_number] if result.scanned else []))
 
 

@@ -10,10 +10,8 @@ from shared.cli.main import main
 
 FIXTURES = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus" / "fixtures"
 E_PDF = FIXTURES / "E_基礎設施.pdf"
-needs_corpus = pytest.mark.skipif(not E_PDF.is_file(), reason="shared corpus not available")
 
 
-@needs_corpus
 def test_split_json_gives_question_chunks_matching_truth(capsys):
     assert main(["split", str(E_PDF), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -31,7 +29,6 @@ def test_split_json_gives_question_chunks_matching_truth(capsys):
         assert c["metadata"]["question_text"] == pair["question"]
 
 
-@needs_corpus
 def test_split_human_output_blocks(capsys):
     assert main(["split", str(E_PDF)]) == 0
     out = capsys.readouterr().out
@@ -40,7 +37,6 @@ def test_split_human_output_blocks(capsys):
     assert "E_基礎設施.pdf: 18 chunks, pdf, strategy question" in out.splitlines()
 
 
-@needs_corpus
 def test_split_token_strategy(capsys):
     assert main(["split", str(E_PDF), "--strategy", "token", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

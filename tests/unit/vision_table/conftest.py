@@ -38,4 +38,4 @@ def fixture_pdf(letter: str) -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def _corpus_present():
     if not FIXTURES.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
+        pytest.fail(f"corpus not found at {CORPUS}: tests read ../shared/corpus next to the repo")
