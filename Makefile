@@ -29,4 +29,4 @@ test-frontend: ## frontend component tests only
 	@bash scripts/test.sh frontend
 
 bench:         ## benchmarks against the running stack (make up first)
-	@for b in bench/ingest.py bench/query.py; do .cache/venv/bin/python $$b || exit 1; done
+	@for b in bench/ingest.py bench/query.py bench/retrieval.py; do .cache/venv/bin/python $$b || exit 1; done
