@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from faststream import AckPolicy
 
 from services.parser.parse import parse_document_isolated
+from services.parser.pdf import format_pages
 from shared import storage, topics
 from shared.errors import DocumentError
 from shared.events import DocumentParsed, DocumentUploaded, ProgressEvent
@@ -67,7 +68,7 @@ async def parse_and_store(event: DocumentUploaded) -> DocumentParsed | None:
         if not vision_reads_scans:
             raise DocumentError(
                 f"No text layer: all {parsed.page_count} pages look scanned (pages "
-                f"{_ranges(scanned)}); OCR or the vision stage is needed to index it.", "scanned")
+                f"{format_pages(scanned)}); OCR or the vision stage is needed to index it.", "scanned")
     total = parsed.page_count
     for i, (n, pdf) in enumerate(sorted(out.page_pdfs.items()), start=1):
         await asyncio.to_thread(store.put_bytes, storage.page_pdf_key(doc_id, n), pdf, "application/pdf")
@@ -80,30 +81,13 @@ async def parse_and_store(event: DocumentUploaded) -> DocumentParsed | None:
     scanned = [p.page_number for p in parsed.pages if p.scanned and p.page_number]
     warnings = list(parsed.warnings)
     if scanned:
-        warnings.append(f"Pages without a text layer (scanned): {_ranges(scanned)}.")
+        warnings.append(f"Pages without a text layer (scanned): {format_pages(scanned)}.")
     return DocumentParsed(
         document_id=doc_id, department=event.department, filename=event.filename,
         strategy=event.strategy, file_type=parsed.file_type, page_count=total,
         pages_key=storage.pages_key(doc_id),
         page_pdf_prefix=storage.page_pdf_prefix(doc_id) if out.page_pdfs else None,
         scanned_pages=scanned, warnings=warnings)
-
-
-def _ranges(pages: list[int]) -> str:
-    """``[1,2,3,5]`` → ``"1-3, 5"``."""
-    out: list[str] = []
-    start = prev = None
-    for p in sorted(pages):
-        if start is None:
-            start = prev = p
-        elif p == prev + 1:
-            prev = p
-        else:
-            out.append(f"{start}-{prev}" if start != prev else str(start))
-            start = prev = p
-    if start is not None:
-        out.append(f"{start}-{prev}" if start != prev else str(start))
-    return ", ".join(out)
 
 
 @broker.subscriber(topics.UPLOADED, group_id=GROUP, ack_policy=AckPolicy.ACK, max_poll_records=1)
