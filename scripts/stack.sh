@@ -46,7 +46,8 @@ write_conf() {
               LLM_BASE_URL LLM_MODEL LLM_API_KEY; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
   done
-  cat > "$conf" <<CONF
+  {
+  cat <<CONF
 [unix_http_server]
 file=$sock
 
@@ -62,78 +63,6 @@ supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
 [supervisorctl]
 serverurl=unix://$sock
 
-[program:kafka]
-command=$repo/deploy/native/kafka.sh
-autostart=false
-priority=10
-stopwaitsecs=30
-stdout_logfile=$logs/kafka.log
-redirect_stderr=true
-
-[program:minio]
-command=$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet
-environment=MINIO_ROOT_USER="minioadmin",MINIO_ROOT_PASSWORD="minioadmin",MINIO_BROWSER="off"
-autostart=false
-priority=10
-stdout_logfile=$logs/minio.log
-redirect_stderr=true
-
-[program:chroma]
-command=$venv/bin/chroma run --path $LEGCO_VAR/chroma --host 127.0.0.1 --port $CHROMA_PORT
-environment=ANONYMIZED_TELEMETRY="False"
-autostart=false
-priority=10
-stdout_logfile=$logs/chroma.log
-redirect_stderr=true
-
-[program:e5]
-command=$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT
-environment=PYTHONPATH="$repo"
-autostart=false
-priority=10
-stdout_logfile=$logs/e5.log
-redirect_stderr=true
-
-[program:gateway]
-command=$venv/bin/python -m services.gateway
-environment=$common_env
-priority=30
-autostart=false
-stdout_logfile=$logs/gateway.log
-redirect_stderr=true
-
-[program:query]
-command=$venv/bin/python -m services.query
-environment=$common_env,PORT="$QUERY_PORT"
-priority=30
-autostart=false
-stdout_logfile=$logs/query.log
-redirect_stderr=true
-
-[program:parser]
-command=$venv/bin/python -m services.parser
-environment=$common_env,PORT="$PARSER_PORT"
-priority=30
-autostart=false
-stdout_logfile=$logs/parser.log
-redirect_stderr=true
-
-[program:splitter]
-command=$venv/bin/python -m services.splitter
-environment=$common_env,PORT="$SPLITTER_PORT"
-priority=30
-autostart=false
-stdout_logfile=$logs/splitter.log
-redirect_stderr=true
-
-[program:rasterizer]
-command=$venv/bin/python -m services.rasterizer
-environment=$common_env,PORT="$RASTERIZER_PORT"
-priority=30
-autostart=false
-stdout_logfile=$logs/rasterizer.log
-redirect_stderr=true
-
 [program:vision-table]
 command=$venv/bin/python -m services.vision_table
 process_name=%(program_name)s-%(process_num)d
@@ -144,15 +73,26 @@ autostart=false
 stopasgroup=true
 stdout_logfile=$logs/vision-table-%(process_num)d.log
 redirect_stderr=true
-
-[program:embedder]
-command=$venv/bin/python -m services.embedder
-environment=$common_env,PORT="$EMBEDDER_PORT"
-priority=30
-autostart=false
-stdout_logfile=$logs/embedder.log
-redirect_stderr=true
 CONF
+  program kafka 10 "$repo/deploy/native/kafka.sh" "" "stopwaitsecs=30"
+  program minio 10 "$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet" \
+    'MINIO_ROOT_USER="minioadmin",MINIO_ROOT_PASSWORD="minioadmin",MINIO_BROWSER="off"'
+  program chroma 10 "$venv/bin/chroma run --path $LEGCO_VAR/chroma --host 127.0.0.1 --port $CHROMA_PORT" 'ANONYMIZED_TELEMETRY="False"'
+  program e5 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT" "PYTHONPATH=\"$repo\""
+  program gateway 30 "$venv/bin/python -m services.gateway" "$common_env"
+  local svc port
+  for svc in query:$QUERY_PORT parser:$PARSER_PORT splitter:$SPLITTER_PORT rasterizer:$RASTERIZER_PORT embedder:$EMBEDDER_PORT; do
+    port=${svc#*:}; svc=${svc%%:*}
+    program "$svc" 30 "$venv/bin/python -m services.$svc" "$common_env,PORT=\"$port\""
+  done
+} > "$conf"
+}
+
+program() {  # supervisord [program:NAME]: name, priority, command, [environment], [extra line]
+  printf '\n[program:%s]\ncommand=%s\npriority=%s\nautostart=false\nstdout_logfile=%s/%s.log\nredirect_stderr=true\n' \
+    "$1" "$3" "$2" "$logs" "$1"
+  if [ -n "${4:-}" ]; then printf 'environment=%s\n' "$4"; fi
+  if [ -n "${5:-}" ]; then printf '%s\n' "$5"; fi
 }
 
 wait_http() {  # url, name, timeout seconds
