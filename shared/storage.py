@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -189,3 +190,11 @@ class ObjectStore:
             return True
         except Exception:
             return False
+
+
+async def open_store(settings: Settings) -> ObjectStore:
+    """An ``ObjectStore`` with its bucket ensured, created off the event loop (for a service's
+    lifespan)."""
+    store = ObjectStore(settings)
+    await asyncio.to_thread(store.ensure_bucket)
+    return store

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -31,3 +33,22 @@ def api(stack) -> httpx.Client:
     """HTTP client on the test stack's gateway."""
     with httpx.Client(base_url=stack.gateway_url, timeout=60.0) as c:
         yield c
+
+
+@contextmanager
+def settings_env(env: dict[str, str]) -> Iterator:
+    """Set environment variables, yield fresh ``Settings`` read from them, then restore."""
+    from shared.settings import get_settings
+
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    get_settings.cache_clear()
+    try:
+        yield get_settings()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        get_settings.cache_clear()

@@ -19,7 +19,7 @@ from shared.events import DocumentParsed, DocumentUploaded, ProgressEvent
 from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import PAGES
 from shared.settings import get_settings
-from shared.storage import ObjectStore
+from shared.storage import ObjectStore, open_store
 from shared.worker import make_app
 
 GROUP = "parser"
@@ -33,8 +33,7 @@ store: ObjectStore | None = None
 async def lifespan():
     """Create the MinIO client once per process."""
     global store
-    store = ObjectStore(settings)
-    await asyncio.to_thread(store.ensure_bucket)
+    store = await open_store(settings)
     yield
 
 

@@ -22,7 +22,7 @@ from shared.events import DocumentParsed, PageTablesDone, PageWork
 from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import PAGES_RENDERED
 from shared.settings import get_settings
-from shared.storage import ObjectStore
+from shared.storage import ObjectStore, open_store
 from shared.worker import make_app
 
 GROUP = "rasterizer"
@@ -37,8 +37,7 @@ store: ObjectStore | None = None
 async def lifespan():
     """Create the MinIO client once per process."""
     global store
-    store = ObjectStore(settings)
-    await asyncio.to_thread(store.ensure_bucket)
+    store = await open_store(settings)
     yield
 
 

@@ -29,7 +29,7 @@ from shared.kafka import make_broker, run_stage, stage_publishers
 from shared.metrics import CHUNKS
 from shared.models import ParsedDocument
 from shared.settings import get_settings
-from shared.storage import ObjectStore
+from shared.storage import ObjectStore, open_store
 from shared.worker import make_app
 
 GROUP = "splitter"
@@ -43,8 +43,7 @@ store: ObjectStore | None = None
 async def lifespan():
     """Create the MinIO client once per process."""
     global store
-    store = ObjectStore(settings)
-    await asyncio.to_thread(store.ensure_bucket)
+    store = await open_store(settings)
     yield
 
 

@@ -54,6 +54,15 @@ def _is_char_boundary(data: bytes, pos: int) -> bool:
     return pos <= 0 or pos >= len(data) or (data[pos] & 0xC0) != 0x80
 
 
+def _tokens_unless_whole(text: str, max_tokens: int) -> tuple[list[int], tuple[str, int] | None]:
+    """``text``'s tokens, and the answer when no cut is needed: ``("", 0)`` for no budget or no
+    text, ``(text, n)`` when all of it fits; ``None`` when the caller must cut."""
+    if max_tokens <= 0 or not text:
+        return [], ("", 0)
+    tokens = encode(text)
+    return tokens, ((text, len(tokens)) if len(tokens) <= max_tokens else None)
+
+
 def head_text(text: str, max_tokens: int) -> tuple[str, int]:
     """The longest prefix of ``text`` made of whole tokens (at most ``max_tokens``) that ends
     on a character boundary.
@@ -61,13 +70,10 @@ def head_text(text: str, max_tokens: int) -> tuple[str, int]:
     Returns ``(prefix, n_tokens)``; ``n_tokens`` is ``max_tokens`` unless the text is shorter
     or the cut had to move back to avoid splitting a multi-token character.
     """
-    if max_tokens <= 0 or not text:
-        return "", 0
-    tokens = encode(text)
-    if len(tokens) <= max_tokens:
-        return text, len(tokens)
-    data = text.encode("utf-8")
-    lengths = _token_byte_lengths(tokens)
+    tokens, whole = _tokens_unless_whole(text, max_tokens)
+    if whole is not None:
+        return whole
+    data, lengths = text.encode("utf-8"), _token_byte_lengths(tokens)
     k = max_tokens
     pos = sum(lengths[:k])
     while k > 0 and not _is_char_boundary(data, pos):
@@ -82,13 +88,10 @@ def tail_text(text: str, max_tokens: int) -> tuple[str, int]:
 
     Returns ``(suffix, n_tokens)``; see :func:`head_text`.
     """
-    if max_tokens <= 0 or not text:
-        return "", 0
-    tokens = encode(text)
-    if len(tokens) <= max_tokens:
-        return text, len(tokens)
-    data = text.encode("utf-8")
-    lengths = _token_byte_lengths(tokens)
+    tokens, whole = _tokens_unless_whole(text, max_tokens)
+    if whole is not None:
+        return whole
+    data, lengths = text.encode("utf-8"), _token_byte_lengths(tokens)
     k = max_tokens
     start_tok = len(tokens) - k
     pos = sum(lengths[:start_tok])

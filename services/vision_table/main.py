@@ -28,7 +28,7 @@ from shared.metrics import (PAGE_LATENCY, PAGES, TABLES_FOUND, VISION_CACHE_HITS
                             VISION_VALIDATION_FAILURES)
 from shared.models import ParsedDocument
 from shared.settings import get_settings
-from shared.storage import ObjectStore
+from shared.storage import ObjectStore, open_store
 from shared.worker import make_app
 
 GROUP = "vision-table"
@@ -45,8 +45,7 @@ _pages_cache: OrderedDict[str, ParsedDocument] = OrderedDict()
 async def lifespan():
     """Create the MinIO client (and the vision client when the vision path is on)."""
     global store, vision
-    store = ObjectStore(settings)
-    await asyncio.to_thread(store.ensure_bucket)
+    store = await open_store(settings)
     vision = VisionClient(settings) if settings.vision_active else None
     yield
     if vision is not None:

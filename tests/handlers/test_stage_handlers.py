@@ -3,7 +3,6 @@ Chroma and the embeddings server are the real ones of the test stack."""
 from __future__ import annotations
 
 import importlib
-import os
 import uuid
 
 import pytest
@@ -13,28 +12,18 @@ from shared import storage, topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, DocumentParsed, DocumentUploaded
 from shared.models import ChunkSet
-from shared.settings import Settings, get_settings
+from shared.settings import Settings
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
-from tests.conftest import BAD, FIXTURES
+from tests.conftest import BAD, FIXTURES, settings_env
 
 
 @pytest.fixture(scope="module")
 def settings(stack):
     """Settings pointing at the test stack; service modules imported under them."""
     keys = ("MINIO_ENDPOINT", "CHROMA_HOST", "CHROMA_PORT", "EMBEDDINGS_BASE_URL")
-    old = {k: os.environ.get(k) for k in keys}
-    os.environ.update({k: stack.env[k] for k in keys})
-    os.environ["HANDLER_RETRY_BASE_S"] = "0.01"
-    get_settings.cache_clear()
-    yield get_settings()
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-    os.environ.pop("HANDLER_RETRY_BASE_S", None)
-    get_settings.cache_clear()
+    with settings_env({**{k: stack.env[k] for k in keys}, "HANDLER_RETRY_BASE_S": "0.01"}) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")

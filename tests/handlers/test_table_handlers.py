@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib
 import io
-import os
 import uuid
 
 import pytest
@@ -19,9 +18,8 @@ from shared import storage, topics
 from shared.events import DocumentChunked, DocumentParsed, DocumentUploaded, PageTablesDone, PageWork
 from shared.metrics import REGISTRY
 from shared.models import ChunkSet
-from shared.settings import get_settings
 from shared.storage import ObjectStore
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, settings_env
 from tests.fake_vision import FakeVisionServer
 
 B_PDF = FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf"
@@ -42,16 +40,8 @@ def settings(stack, fake):
     """Settings on the test stack's MinIO, vision path on (fake server)."""
     env = {"MINIO_ENDPOINT": stack.env["MINIO_ENDPOINT"], "HANDLER_RETRY_BASE_S": "0.01",
            "VISION_ENABLED": "true", "VISION_BASE_URL": fake.base_url, "VISION_MODEL": f"fake-{uuid.uuid4().hex}"}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    get_settings.cache_clear()
-    yield get_settings()
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-    get_settings.cache_clear()
+    with settings_env(env) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
