@@ -97,6 +97,12 @@ class Settings(BaseSettings):
     query_min_content_chars: int = 40
     query_language_debias: bool = True
     query_stats_ttl_s: float = 2.0
+    # Keyword side (BM25 over CJK bigrams / English stems, CC-CEDICT query translation): weight
+    # of the per-language normalised keyword score, keyword matches added to the candidates;
+    # renditions of one passage in two documents (bigram Jaccard >= threshold) are collapsed.
+    query_keyword_weight: float = 0.2
+    query_keyword_candidates: int = 20
+    query_duplicate_threshold: float = 0.8
 
     department_default: str = Field(default="default", description="department key stamped on every record")
 

@@ -155,6 +155,25 @@ class VectorStore:
             out[lang] = ([a + b for a, b in zip(vec, rec["sum"], strict=True)], n + int(rec["count"]))
         return out
 
+    def stats_fingerprint(self) -> tuple[tuple[str, int], ...]:
+        """Sorted ``(document_id:lang, chunk count)`` pairs of the statistics collection: changes
+        whenever a document is indexed, replaced or deleted (cheap: metadata only)."""
+        got = self.stats.get(include=["metadatas"])
+        return tuple(sorted((i, int((m or {}).get("count", 0)))
+                            for i, m in zip(got["ids"], got["metadatas"] or [], strict=False)))
+
+    def iter_chunks(self, page: int = 2000):
+        """Every stored chunk as ``(id, text, metadata)``, fetched ``page`` records at a time."""
+        offset = 0
+        while True:
+            got = self.collection.get(include=["documents", "metadatas"], limit=page, offset=offset)
+            ids = got["ids"]
+            yield from zip(ids, got["documents"] or [""] * len(ids), got["metadatas"] or [{}] * len(ids),
+                           strict=False)
+            if len(ids) < page:
+                return
+            offset += page
+
     def get_document_chunks(self, document_id: str) -> dict[str, Any]:
         """All chunks of a document: Chroma ``get`` result with ids, documents and metadatas."""
         return self.collection.get(where={"document_id": document_id}, include=["documents", "metadatas"])

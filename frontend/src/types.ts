@@ -98,6 +98,18 @@ export interface QueryRequest {
   document_ids?: string[];
 }
 
+/** The retrieval signal under which a source ranked best. */
+export type MatchedBy = 'dense' | 'question-line' | 'keyword';
+
+/** The same passage in another document (e.g. the DOCX of a PDF paper), collapsed into a source. */
+export interface Rendition {
+  chunk_id: string;
+  document_id: string;
+  filename: string | null;
+  page_number: number | null;
+  pdf_url: string | null;
+}
+
 export interface Source {
   chunk_id: string;
   document_id: string;
@@ -112,6 +124,12 @@ export interface Source {
   answer?: string | null;
   topic_section?: string | null;
   source_page_range?: [number, number] | null;
+  /** dense = question vs passage embedding; question-line = vs the Q&A pair's question line; keyword = word match. */
+  matched_by?: MatchedBy;
+  /** Query words found in the passage; translations look like "特惠 (ex gratia)". */
+  matched_terms?: string[];
+  /** The same passage in other documents. */
+  also_in?: Rendition[];
 }
 
 export type AnswerMode = 'llm' | 'extractive';

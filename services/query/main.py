@@ -11,7 +11,9 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, HTTPException
 
 from services.query.answer import extractive_answer, llm_answer
+from services.query.keyword_index import KeywordIndex
 from services.query.langbias import LanguageMeans
+from services.query.lexicon import load_lexicon
 from services.query.retrieve import retrieve
 from services.query.schemas import QueryRequest, QueryResponse
 from services.query.scoring import ScoringParams
@@ -35,7 +37,9 @@ async def lifespan(app: FastAPI):
     clients["means"] = LanguageMeans(clients["vectors"], settings.query_stats_ttl_s)
     clients["params"] = ScoringParams(
         question_weight=settings.query_question_weight, qa_prior=settings.query_qa_prior,
-        min_content_chars=settings.query_min_content_chars, debias=settings.query_language_debias)
+        min_content_chars=settings.query_min_content_chars, debias=settings.query_language_debias,
+        keyword_weight=settings.query_keyword_weight)
+    clients["keywords"] = KeywordIndex(clients["vectors"], load_lexicon(), settings.query_stats_ttl_s)
     yield
 
 
@@ -61,7 +65,10 @@ async def query(body: QueryRequest) -> QueryResponse:
         hits = await retrieve(clients["vectors"], clients["embedder"], body.question, body.top_k,
                               body.document_ids, means=clients["means"], params=clients["params"],
                               candidates=settings.query_candidates, strategy=body.strategy,
-                              topic_section=body.topic_section, cache=clients["cache"])
+                              topic_section=body.topic_section, cache=clients["cache"],
+                              keywords=clients["keywords"],
+                              keyword_candidates_n=settings.query_keyword_candidates,
+                              duplicate_threshold=settings.query_duplicate_threshold)
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None

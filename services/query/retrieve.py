@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from services.query.keyword_index import KeywordHits, KeywordIndex, matched_terms
 from services.query.langbias import LanguageMeans, debias, language_neutral
-from services.query.schemas import Source
+from services.query.renditions import Ranked, collapse
+from services.query.schemas import Rendition, Source
 from services.query.scoring import Candidate, ScoringParams, score_candidates
 from services.query.vector_cache import VectorCache
 from shared.chunkview import chunk_view
@@ -25,7 +27,15 @@ def snippet(text: str, chars: int = 300) -> str:
     return flat if len(flat) <= chars else flat[:chars].rstrip() + "…"
 
 
-def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matched_by: str = "dense") -> Source:
+def to_rendition(chunk_id: str, meta: dict[str, Any]) -> Rendition:
+    """A collapsed duplicate as a ``Rendition`` (where else the passage is)."""
+    view = chunk_view(chunk_id, "", meta)
+    return Rendition(chunk_id=chunk_id, document_id=view["document_id"], filename=view.get("filename"),
+                     page_number=view["page_number"], pdf_url=view["pdf_url"])
+
+
+def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matched_by: str = "dense",
+              terms: list[str] | None = None, also_in: list[Rendition] | None = None) -> Source:
     """A scored chunk as a ``Source`` (``score`` rounded to 4 decimals)."""
     view = chunk_view(chunk_id, text, meta)
     is_qa = meta.get("chunk_kind") == "qa"
@@ -37,7 +47,8 @@ def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matc
         question_text=meta.get("question_text") if is_qa else None,
         answer=text if is_qa else None,
         topic_section=meta.get("topic_section") or None,
-        source_page_range=view.get("source_page_range"), matched_by=matched_by)
+        source_page_range=view.get("source_page_range"), matched_by=matched_by,
+        matched_terms=terms or [], also_in=also_in or [])
 
 
 def build_where(document_ids: list[str] | None = None, strategy: str | None = None,
@@ -72,10 +83,12 @@ def _rows(res: dict[str, Any], nested: bool) -> list[tuple[str, str, dict[str, A
 
 
 def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[float]], n: int,
-                      filters: dict[str, Any], cache: VectorCache | None = None) -> list[Candidate]:
+                      filters: dict[str, Any], cache: VectorCache | None = None,
+                      extra_ids: list[str] | None = None) -> list[Candidate]:
     """Top-``n`` chunks and top-``n`` question lines per language (``query_vecs``: language →
-    the query vector to search that language with; key ``None`` = no language filter), merged
-    by chunk id; missing halves (a chunk's question vector, a question's chunk) fetched by id.
+    the query vector to search that language with; key ``None`` = no language filter) plus the
+    chunks ``extra_ids`` (the best keyword matches), merged by chunk id; missing halves (a
+    chunk's question vector, a question's chunk) fetched by id.
     Vectors come from ``cache`` when it holds them (keyed by id and ``vector_sha``), else from
     Chroma. Candidates carry no text yet (``text=""``)."""
     cache = cache if cache is not None else VectorCache(0)
@@ -107,8 +120,9 @@ def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[fl
                 if kind == "chunks":
                     metas.setdefault(cid, meta)
 
-    need_meta = [cid for cid in qshas if cid not in metas]
-    if need_meta:  # question lines whose chunk was not among the chunk candidates
+    need_meta = list(dict.fromkeys([cid for cid in qshas if cid not in metas]
+                                   + [cid for cid in extra_ids or [] if cid not in metas]))
+    if need_meta:  # question lines / keyword hits whose chunk was not among the chunk candidates
         for cid, _, meta, _ in _rows(vectors.collection.get(ids=need_meta, include=["metadatas"]), nested=False):
             metas[cid] = meta
     fill("chunks", {cid: str(m.get("vector_sha", "")) for cid, m in metas.items()})
@@ -119,24 +133,35 @@ def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[fl
             for cid in metas if ("chunks", cid) in vecs]
 
 
+def keyword_candidates(hits: KeywordHits, n: int) -> list[str]:
+    """The ``n`` best keyword matches (ids), best first."""
+    return [cid for cid, _ in sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]]
+
+
 async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
                    document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
                    params: ScoringParams | None = None, candidates: int = 40,
                    strategy: str | None = None, topic_section: str | None = None,
-                   cache: VectorCache | None = None) -> list[tuple[Source, str]]:
+                   cache: VectorCache | None = None, keywords: KeywordIndex | None = None,
+                   keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8) -> list[tuple[Source, str]]:
     """Top-``k`` chunks for ``question``, best first, each with its full stored text.
 
     The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
     Traditional) exactly as chunks were at index time, embedded, debiased and made
     language-neutral (``langbias.language_neutral``), searched once in the chunk and once in the
-    question-line collection, and the candidates are re-scored exactly by
-    ``scoring.score_candidates``.
+    question-line collection; the best keyword (BM25 + dictionary translation) matches join
+    the candidates, which are re-scored exactly by ``scoring.score_candidates``. Renditions of
+    one passage in several documents are collapsed into the best one (``renditions``).
 
     Args:
         document_ids / strategy / topic_section: optional filters (``None``: no restriction).
         means: per-language mean vectors (``None``: no language-bias removal).
         candidates: candidates fetched per language and collection.
         cache: stored vectors already fetched (``None``: always fetch).
+        keywords: the keyword index (``None`` or ``params.keyword_weight == 0``: dense only).
+        keyword_candidates_n: best keyword matches added to the candidates.
+        duplicate_threshold: bigram Jaccard at or above which chunks of two documents are
+            one passage (> 1 disables collapsing).
 
     Raises:
         openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
@@ -149,11 +174,24 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
     query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
     filters = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
-    cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache)
-    ranked = score_candidates(emb, qlang, mean_map, cands, params)[:k]
-    if ranked:
-        got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
-        texts = dict(zip(got["ids"], got["documents"] or [], strict=False))
-        for c in ranked:
-            c.text = texts.get(c.chunk_id) or ""
-    return [(to_source(c.chunk_id, c.text, c.meta, c.score, c.matched_by), c.text) for c in ranked]
+    hits = KeywordHits({}, {})
+    if keywords is not None and params.keyword_weight > 0:
+        hits = await asyncio.to_thread(keywords.search, text, **filters)
+    cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache,
+                                    keyword_candidates(hits, keyword_candidates_n))
+    for c in cands:
+        c.keyword = hits.scores.get(c.chunk_id, 0.0)
+    ranked = score_candidates(emb, qlang, mean_map, cands, params)[:max(4 * k, k + 10)]
+    if not ranked:
+        return []
+    got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
+    texts = dict(zip(got["ids"], got["documents"] or [], strict=False))
+    kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts.get(c.chunk_id) or "", c)
+                     for c in ranked], k, duplicate_threshold)
+    out = []
+    for r in kept:
+        c = r.item
+        terms = matched_terms(text, normalize_for_search(r.text), str(c.meta.get("lang", "")), hits.term_sets)
+        also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
+        out.append((to_source(c.chunk_id, r.text, c.meta, c.score, c.matched_by, terms, also), r.text))
+    return out

@@ -18,13 +18,26 @@ class QueryRequest(BaseModel):
     topic_section: str | None = Field(default=None, max_length=500)
 
 
+class Rendition(BaseModel):
+    """The same passage in another document (e.g. the DOCX of a PDF paper)."""
+
+    chunk_id: str
+    document_id: str
+    filename: str | None = None
+    page_number: int | None = None
+    pdf_url: str | None = None
+
+
 class Source(BaseModel):
     """One retrieved chunk; for Q&A chunks also the question id/text and the whole answer.
 
     ``score``: the ranking score (cosine similarity after language-bias removal, blended with
     the question-line similarity for Q&A pairs; see ``services/query/README.md``).
-    ``matched_by``: ``"question-line"`` when the pair's question line matched better than its
-    full text, else ``"dense"``.
+    ``matched_by``: the signal under which the chunk ranked best among the candidates —
+    ``"dense"`` (question vs chunk embedding), ``"question-line"`` (vs the pair's question
+    line) or ``"keyword"`` (BM25 on the query's words or their dictionary translations).
+    ``matched_terms``: the query words (or their translations, ``"特惠 (ex gratia)"``) found
+    in the chunk. ``also_in``: the same passage in other documents (collapsed into this one).
     """
 
     chunk_id: str
@@ -40,7 +53,9 @@ class Source(BaseModel):
     answer: str | None = None
     topic_section: str | None = None
     source_page_range: list[int] | None = None
-    matched_by: str = "dense"
+    matched_by: Literal["dense", "question-line", "keyword"] = "dense"
+    matched_terms: list[str] = Field(default_factory=list)
+    also_in: list[Rendition] = Field(default_factory=list)
 
 
 class QueryResponse(BaseModel):

@@ -7,7 +7,11 @@ For a query vector ``q`` in language ``lq`` and a chunk with vector ``p`` in lan
     question = unit(q - μ[lq]) · unit(v - μ[l])      (v: the pair's question-line vector)
     score    = (1 - w)·dense + w·question + qa_prior  (Q&A chunks with a question vector)
              = dense                                   (other chunks)
+    score   += w_k·keyword   (keyword: BM25 with dictionary translation, 0..1, ``keyword_index``)
     score   -= 1   when the chunk has fewer than min_content_chars non-space characters
+
+``matched_by`` names the signal under which the chunk ranks best among the candidates
+(dense, question-line or keyword; ties go to the first of these).
 
 Weights and the reasons for them: ``services/query/README.md``.
 """
@@ -35,6 +39,7 @@ class Candidate:
     score: float = 0.0
     dense: float = 0.0
     question: float | None = None
+    keyword: float = 0.0
     matched_by: str = "dense"
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -42,10 +47,12 @@ class Candidate:
 @dataclass(frozen=True)
 class ScoringParams:
     """``question_weight`` w in [0, 1]; ``qa_prior`` added to Q&A chunks (cosine units);
+    ``keyword_weight`` w_k (cosine units per unit of normalised keyword score);
     ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means."""
 
     question_weight: float = 0.5
     qa_prior: float = 0.04
+    keyword_weight: float = 0.2
     min_content_chars: int = 40
     debias: bool = True
 
@@ -66,13 +73,27 @@ def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.nda
     for c in candidates:
         mu = use.get(str(c.meta.get("lang", "")))
         c.dense = float(q @ debias(np.asarray(c.vector, dtype=np.float64), mu))
-        c.score, c.matched_by, c.question = c.dense, "dense", None
+        c.score, c.question = c.dense, None
         if c.meta.get("chunk_kind") == "qa" and c.question_vector is not None:
             c.question = float(q @ debias(np.asarray(c.question_vector, dtype=np.float64), mu))
             w = params.question_weight
             c.score = (1 - w) * c.dense + w * c.question + params.qa_prior
-            c.matched_by = "question-line" if c.question > c.dense else "dense"
+        c.score += params.keyword_weight * c.keyword
         chars = c.meta.get("content_chars")
         if isinstance(chars, int) and chars < params.min_content_chars:
             c.score -= 1.0
+    _assign_matched_by(candidates)
     return sorted(candidates, key=lambda c: -c.score)
+
+
+def _assign_matched_by(candidates: list[Candidate]) -> None:
+    """Set each candidate's ``matched_by`` to the signal under which it ranks best (1-based
+    rank among the candidates; a missing signal never wins)."""
+    ranks: dict[str, dict[str, int]] = {}
+    signals = {"dense": lambda c: c.dense, "question-line": lambda c: c.question,
+               "keyword": lambda c: c.keyword or None}
+    for name, get in signals.items():
+        have = sorted((c for c in candidates if get(c) is not None), key=lambda c: -get(c))
+        ranks[name] = {c.chunk_id: n for n, c in enumerate(have, start=1)}
+    for c in candidates:
+        c.matched_by = min(signals, key=lambda s: ranks[s].get(c.chunk_id, len(candidates) + 1))

@@ -9,7 +9,8 @@
    document language), per query file, and the misses (rank > 1).
 
 A hit is a source whose ``question_id`` is the expected one and whose document is the expected
-paper (the file the query file names, or its DOCX/TXT rendition). Exit code 0, or 1 on an API
+paper (the file the query file names, or its DOCX/TXT rendition) — or one of the renditions
+collapsed into it (``also_in``): the same passage counts once, at its best place. Exit code 0, or 1 on an API
 error / a document that is not indexed.
 """
 from __future__ import annotations
@@ -105,7 +106,9 @@ async def run_queries(client: Any, queries: list[EvalQuery], records: dict[str, 
             resp = await api.call(client, "POST", f"{api.API}/query", json={"question": text, "top_k": TOP_K})
         sources = resp.get("sources", [])
         rank = next((n for n, s in enumerate(sources, start=1)
-                     if s.get("document_id") in expected and str(s.get("question_id")) == q.expected_qa_id), None)
+                     if str(s.get("question_id")) == q.expected_qa_id
+                     and ({s.get("document_id")} | {r.get("document_id") for r in s.get("also_in") or []}) & expected),
+                    None)
         main_doc = records.get(q.files[0], {}).get("document_id")
         return {"query": q.query, "asked": text, "variant": variant, "file": q.source, "kind": q.kind,
                 "expected_qa_id": q.expected_qa_id, "query_lang": q.lang or detect_language(q.query),

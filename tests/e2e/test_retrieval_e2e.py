@@ -43,11 +43,17 @@ def vectors(stack) -> VectorStore:
 
 
 def test_fixture_queries_find_the_prepared_pair(report):
-    """Regression guard at the measured level (0.884 / 0.953, 43 queries; baseline 0.605 / 0.721)."""
+    """The issue's targets: Recall@1 >= 0.90, Recall@3 >= 0.98 (43 queries; baseline 0.605 / 0.721)."""
     g = report["groups"]["kind:truth"]
     assert g["n"] == 43
-    assert g["R@1"] >= 0.86, report["misses"]
-    assert g["R@3"] >= 0.93, report["misses"]
+    assert g["R@1"] >= 0.90, report["misses"]
+    assert g["R@3"] >= 0.98, report["misses"]
+
+
+def test_cross_language_directions(report):
+    """English → Chinese papers and Cantonese → English guide (baseline R@1 0.19 and 0.00)."""
+    assert report["groups"]["direction:en->zh"]["R@3"] >= 0.9, report["misses"]
+    assert report["groups"]["direction:zh->en"]["R@3"] >= 0.85, report["misses"]
 
 
 def test_cantonese_queries_find_the_english_faq(report):
@@ -68,9 +74,31 @@ def test_same_language_directions_no_worse_than_before(report):
 
 def test_sources_say_why_they_matched(api, report):
     r = api.post("/api/v1/query", json={"question": "到目前為止，古洞北粉嶺北發咗幾多特惠補償出去？", "top_k": 5}).json()
-    assert {s["matched_by"] for s in r["sources"]} <= {"dense", "question-line"}
+    assert {s["matched_by"] for s in r["sources"]} <= {"dense", "question-line", "keyword"}
     assert any(s["matched_by"] == "question-line" for s in r["sources"])
     assert all(r["sources"][i]["score"] >= r["sources"][i + 1]["score"] for i in range(len(r["sources"]) - 1))
+
+
+def test_english_question_reaches_the_chinese_pair_through_the_dictionary(api, report):
+    """e5-small does not link "brownfield" to 棕地 (the pair ranked 6th without the keyword side);
+    CC-CEDICT's brown 棕 + field 地 does, and the source says so."""
+    r = api.post("/api/v1/query", json={"question": "Where can brownfield operators move their businesses after "
+                                                    "clearance?", "top_k": 3}).json()
+    top = r["sources"][0]
+    assert top["filename"].startswith("L_補償及安置安排") and top["question_id"] == "Q8", r["sources"]
+    assert "棕地 (brownfield)" in top["matched_terms"]
+
+
+def test_renditions_of_one_pair_are_listed_once(api, report):
+    """L is indexed as PDF and DOCX: the pair comes back once, the other copy in ``also_in``."""
+    docs = {report["documents"][f]["document_id"] for f in ("L_補償及安置安排.pdf", "L_補償及安置安排.docx")}
+    r = api.post("/api/v1/query", json={"question": "冇人認領嘅山墳，政府會點處理？", "top_k": 5}).json()
+    top = r["sources"][0]
+    assert top["question_id"] == "Q24" and top["document_id"] in docs
+    assert {a["document_id"] for a in top["also_in"]} == docs - {top["document_id"]}
+    assert all(a["pdf_url"] or a["filename"].endswith(".docx") for a in top["also_in"])
+    keys = [(s["filename"].rsplit(".", 1)[0], s["question_id"]) for s in r["sources"] if s["question_id"]]
+    assert len(keys) == len(set(keys)), keys
 
 
 def test_filters_by_document_strategy_and_topic(api, report):
@@ -94,9 +122,25 @@ def test_language_statistics_follow_add_and_delete(api, stack, report, tmp_path)
     rec = wait_terminal(api, [doc_id])[doc_id]
     assert rec["status"] == "indexed" and rec["chunk_count"] >= 1
     assert vs.language_sums()["en"][1] == before["en"][1] + rec["chunk_count"]
+    probe = {"question": "harbour ferry patronage", "top_k": 3}
+    assert wait_for(lambda: api.post("/api/v1/query", json=probe).json()["sources"][0]["document_id"] == doc_id)
+    found = api.post("/api/v1/query", json=probe).json()["sources"][0]
+    assert {"ferri", "ferry"} & {t.lower() for t in found["matched_terms"]}  # the keyword index follows adds
     assert api.delete(f"/api/v1/documents/{doc_id}").status_code == 200
     assert vs.language_sums()["en"][1] == before["en"][1]
     assert not vs.stats.get(where={"document_id": doc_id})["ids"]
+    assert wait_for(lambda: all(s["document_id"] != doc_id
+                                for s in api.post("/api/v1/query", json=probe).json()["sources"]))
+
+
+def wait_for(check, timeout_s: float = 20.0) -> bool:
+    """Poll ``check()`` every 0.5 s until it is true (True) or ``timeout_s`` passes (False)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def test_restart_keeps_the_fitted_state(api, stack, report):

@@ -1,5 +1,6 @@
+import { Fragment } from 'react';
 import { Anchor, Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
-import type { Source } from '../types';
+import type { MatchedBy, Rendition, Source } from '../types';
 import { formatScore, pageRangeLabel } from '../lib/format';
 
 function sourceHeading(source: Source): string {
@@ -8,6 +9,70 @@ function sourceHeading(source: Source): string {
   }
   if (source.page_number != null) return `Page ${source.page_number}`;
   return 'No page reference';
+}
+
+export const MATCH_BADGES: Record<MatchedBy, { label: string; title: string; color: string }> = {
+  dense: {
+    label: 'Meaning match',
+    title: 'Ranked by meaning: the question is semantically close to this passage',
+    color: 'indigo',
+  },
+  'question-line': {
+    label: 'Question match',
+    title: 'Ranked by the question line: your question is close to the question of this prepared Q&A pair',
+    color: 'blue',
+  },
+  keyword: {
+    label: 'Keyword match',
+    title: 'Ranked by word match: words of your question (or their English/Chinese translations) occur in this passage',
+    color: 'grape',
+  },
+};
+
+function MatchBadge({ matchedBy }: { matchedBy: Source['matched_by'] }) {
+  const badge = matchedBy ? MATCH_BADGES[matchedBy] : undefined;
+  if (!badge) return null;
+  return (
+    <Badge variant="light" color={badge.color} title={badge.title} data-matched-by={matchedBy}>
+      {badge.label}
+    </Badge>
+  );
+}
+
+function renditionLabel(rendition: Rendition): string {
+  const name = rendition.filename || rendition.document_id;
+  return rendition.page_number != null ? `${name} p. ${rendition.page_number}` : name;
+}
+
+function AlsoIn({ renditions }: { renditions: Rendition[] }) {
+  return (
+    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+      Also in:{' '}
+      {renditions.map((rendition, i) => {
+        const label = renditionLabel(rendition);
+        return (
+          <Fragment key={`${rendition.chunk_id}-${i}`}>
+            {i > 0 ? ', ' : null}
+            {rendition.pdf_url ? (
+              <Anchor
+                href={rendition.pdf_url}
+                target="_blank"
+                rel="noopener noreferrer"
+                size="xs"
+                aria-label={`Open ${rendition.filename || rendition.document_id}${
+                  rendition.page_number != null ? `, page ${rendition.page_number}` : ''
+                } (opens in a new tab)`}
+              >
+                {label}
+              </Anchor>
+            ) : (
+              label
+            )}
+          </Fragment>
+        );
+      })}
+    </Text>
+  );
 }
 
 export function SourceList({ sources }: { sources: Source[] }) {
@@ -26,6 +91,8 @@ export function SourceList({ sources }: { sources: Source[] }) {
       <Stack gap="sm" component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
         {sources.map((source, index) => {
           const range = pageRangeLabel(source.source_page_range);
+          const matchedTerms = (source.matched_terms ?? []).filter((term) => term.trim() !== '');
+          const alsoIn = source.also_in ?? [];
           return (
             <Card component="li" key={`${source.chunk_id}-${index}`} withBorder padding="sm" radius="md">
               <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs">
@@ -43,7 +110,8 @@ export function SourceList({ sources }: { sources: Source[] }) {
                     </Text>
                   )}
                 </Stack>
-                <Group gap="xs" wrap="nowrap">
+                <Group gap="xs" wrap="wrap">
+                  <MatchBadge matchedBy={source.matched_by} />
                   <Badge variant="light" color="teal" title="Relevance score">
                     Score {formatScore(source.score)}
                   </Badge>
@@ -65,6 +133,16 @@ export function SourceList({ sources }: { sources: Source[] }) {
               <Text size="sm" mt="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
                 {source.snippet}
               </Text>
+              {(matchedTerms.length > 0 || alsoIn.length > 0) && (
+                <Stack gap={2} mt="xs">
+                  {matchedTerms.length > 0 && (
+                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+                      Matched words: {matchedTerms.join(', ')}
+                    </Text>
+                  )}
+                  {alsoIn.length > 0 && <AlsoIn renditions={alsoIn} />}
+                </Stack>
+              )}
             </Card>
           );
         })}

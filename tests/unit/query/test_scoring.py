@@ -60,3 +60,15 @@ def test_language_neutral_search_vector_scores_language_means_equally():
     s = language_neutral(rng.normal(size=8), means)
     assert np.isclose(np.linalg.norm(s), 1.0)
     assert np.allclose([s @ means["zh"]] * 2, [s @ means["en"], s @ means["pt"]])
+
+
+def test_keyword_score_adds_and_can_decide_matched_by():
+    q = vec(TOPIC_A, ZH)
+    near = cand("near", vec(TOPIC_A, 0.2 * TOPIC_B, ZH), "zh")
+    kw = cand("kw", vec(0.6 * TOPIC_A, TOPIC_B, ZH), "zh")
+    kw.keyword = 1.0
+    assert score_candidates(q, "zh", {}, [near, kw], ScoringParams(keyword_weight=0.0))[0].chunk_id == "near"
+    out = score_candidates(q, "zh", {}, [near, kw], ScoringParams(keyword_weight=0.5))
+    assert out[0].chunk_id == "kw" and out[0].matched_by == "keyword"
+    assert out[0].score == out[0].dense + 0.5
+    assert out[1].matched_by == "dense"

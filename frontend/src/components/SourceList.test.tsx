@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { screen, within } from '@testing-library/react';
+import { SourceList } from './SourceList';
+import { renderWithProviders } from '../test/utils';
+import type { Source } from '../types';
+
+function makeSource(overrides: Partial<Source> = {}): Source {
+  return {
+    chunk_id: 'doc-1_2',
+    document_id: 'doc-1',
+    filename: 'budget.pdf',
+    page_number: 3,
+    score: 0.87654,
+    snippet: 'The allocation for Q4 is $12 million.',
+    pdf_url: '/api/v1/documents/doc-1/pages/3.pdf',
+    strategy_type: 'token',
+    ...overrides,
+  };
+}
+
+function renderCards(sources: Source[]) {
+  renderWithProviders(<SourceList sources={sources} />);
+  return within(screen.getByRole('region', { name: /sources/i })).getAllByRole('listitem');
+}
+
+describe('SourceList match badge', () => {
+  it.each([
+    ['dense', 'Meaning match', /meaning/i],
+    ['question-line', 'Question match', /question line/i],
+    ['keyword', 'Keyword match', /word match/i],
+  ] as const)('labels matched_by "%s" as "%s" next to the score, with an explanatory tooltip', (matchedBy, label, tip) => {
+    const [card] = renderCards([makeSource({ matched_by: matchedBy })]);
+    const badge = within(card).getByText(label);
+    expect(badge.closest('[title]')).toHaveAttribute('title', expect.stringMatching(tip));
+    expect(within(card).getByText('Score 0.877')).toBeInTheDocument();
+    // The badge sits in the same group as the score badge.
+    const group = badge.closest('.mantine-Group-root');
+    expect(group).not.toBeNull();
+    expect(group).toBe(within(card).getByText('Score 0.877').closest('.mantine-Group-root'));
+    // Only the one label.
+    const others = ['Meaning match', 'Question match', 'Keyword match'].filter((l) => l !== label);
+    for (const other of others) expect(within(card).queryByText(other)).not.toBeInTheDocument();
+  });
+
+  it('shows no match badge for an older response without matched_by', () => {
+    const [card] = renderCards([makeSource()]);
+    expect(within(card).queryByText(/match$/)).not.toBeInTheDocument();
+    expect(within(card).getByText('Score 0.877')).toBeInTheDocument();
+  });
+});
+
+describe('SourceList matched words', () => {
+  it('lists the matched words, including translations, when there are some', () => {
+    const [card] = renderCards([
+      makeSource({ matched_by: 'keyword', matched_terms: ['allowance', '特惠 (ex gratia)', 'farmers'] }),
+    ]);
+    expect(within(card).getByText('Matched words: allowance, 特惠 (ex gratia), farmers')).toBeInTheDocument();
+  });
+
+  it('hides the line when matched_terms is empty or missing', () => {
+    const items = renderCards([makeSource({ matched_terms: [] }), makeSource({ chunk_id: 'doc-1_3' })]);
+    expect(items).toHaveLength(2);
+    for (const card of items) expect(within(card).queryByText(/matched words/i)).not.toBeInTheDocument();
+  });
+});
+
+describe('SourceList also-in', () => {
+  it('links each other rendition of the passage in a new tab, with page when known', () => {
+    const [card] = renderCards([
+      makeSource({
+        also_in: [
+          {
+            chunk_id: 'doc-9_4',
+            document_id: 'doc-9',
+            filename: 'budget-zh.pdf',
+            page_number: 5,
+            pdf_url: '/api/v1/documents/doc-9/pages/5.pdf',
+          },
+          {
+            chunk_id: 'doc-8_1',
+            document_id: 'doc-8',
+            filename: 'budget.docx',
+            page_number: null,
+            pdf_url: '/api/v1/documents/doc-8/file.pdf',
+          },
+        ],
+      }),
+    ]);
+    const line = within(card).getByText(/^Also in:/);
+    expect(line).toHaveTextContent('Also in: budget-zh.pdf p. 5, budget.docx');
+
+    const paged = within(line).getByRole('link', { name: /open budget-zh\.pdf, page 5/i });
+    expect(paged).toHaveTextContent('budget-zh.pdf p. 5');
+    expect(paged).toHaveAttribute('href', '/api/v1/documents/doc-9/pages/5.pdf');
+    expect(paged).toHaveAttribute('target', '_blank');
+    expect(paged.getAttribute('rel')).toContain('noopener');
+
+    const unpaged = within(line).getByRole('link', { name: /open budget\.docx \(opens in a new tab\)/i });
+    expect(unpaged).toHaveTextContent(/^budget\.docx$/);
+    expect(unpaged).toHaveAttribute('href', '/api/v1/documents/doc-8/file.pdf');
+    expect(unpaged).toHaveAttribute('target', '_blank');
+    expect(unpaged.getAttribute('rel')).toContain('noopener');
+  });
+
+  it('shows a rendition without a pdf_url as plain text', () => {
+    const [card] = renderCards([
+      makeSource({
+        pdf_url: null,
+        also_in: [{ chunk_id: 'doc-7_0', document_id: 'doc-7', filename: 'notes.txt', page_number: null, pdf_url: null }],
+      }),
+    ]);
+    expect(within(card).getByText('Also in: notes.txt')).toBeInTheDocument();
+    expect(within(card).queryByRole('link')).not.toBeInTheDocument();
+  });
+
+  it('hides the line when also_in is empty or missing', () => {
+    const items = renderCards([makeSource({ also_in: [] }), makeSource({ chunk_id: 'doc-1_3' })]);
+    for (const card of items) expect(within(card).queryByText(/also in/i)).not.toBeInTheDocument();
+  });
+});

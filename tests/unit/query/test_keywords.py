@@ -1,0 +1,90 @@
+"""Keyword side of retrieval: tokens, the CC-CEDICT lexicon (the real bundled dictionary) and
+BM25 keyword scores with query translation, on small hand-made chunk sets."""
+from __future__ import annotations
+
+import pytest
+
+from services.query.keyword_index import build_snapshot, keyword_scores, matched_terms, term_sets
+from services.query.keyword_tokens import cjk_bigrams, covered_runs, document_tokens, english_stems
+from services.query.lexicon import Lexicon, load_lexicon
+from shared.textnorm import normalize_for_search
+
+CHUNKS = [
+    ("zh-land", "私人土地業主可選擇按《收回土地條例》申索法定補償，或接受政府的特惠土地補償。", "zh"),
+    ("zh-brown", "棕地作業者如何物色替代用地？政府正規劃興建多層樓宇，以容納物流及車輛維修等棕地作業。", "zh"),
+    ("zh-farm", "真正務農人士可獲發特惠農作物補償，金額按作物類別及種植面積計算。", "zh"),
+    ("en-ins", "An employer must take out an insurance policy to cover liabilities for injuries at work.", "en"),
+    ("en-ferry", "Ferry patronage on the outlying island routes rose again this year.", "en"),
+]
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> Lexicon:
+    return load_lexicon()
+
+
+@pytest.fixture(scope="module")
+def snap():
+    return build_snapshot((cid, text, {"lang": lang, "document_id": cid.split("-")[0]})
+                          for cid, text, lang in CHUNKS)
+
+
+def test_tokens_are_cjk_bigrams_and_english_stems():
+    assert cjk_bigrams("棕地作業，地") == ["棕地", "地作", "作業", "地"]
+    assert english_stems("The landowners were compensated for compensation") == ["landown", "compens", "compens"]
+    assert document_tokens("補償 compensation") == ["補償", "compens"]
+    assert covered_runs("特惠津貼點計", {"特惠", "惠津", "津貼"}) == ["特惠津貼"]
+
+
+def test_lexicon_translates_phrases_words_and_compounds(lexicon):
+    vocab = {"特惠", "土地", "補償", "私人", "地主", "棕地"}
+    sets = {t.source: t.targets for t in lexicon.english_to_chinese(
+        "What ex-gratia land compensation applies to private landowners?", vocab)}
+    assert sets["ex gratia"] == {"特惠"}  # a two-word gloss is matched before its words
+    assert sets["land"] == {"土地"} and sets["compensation"] == {"補償"} and sets["private"] == {"私人"}
+    assert sets["landowners"] == {"地主"}
+    # not in CC-CEDICT: split into brown (棕) + field (地), kept because 棕地 is in the index
+    assert {t.source: t.targets for t in lexicon.english_to_chinese("brownfield operators", vocab)}["brownfield"] \
+        == {"棕地"}
+    assert lexicon.english_to_chinese("brownfield", {"特惠"})[0].targets == frozenset()
+
+
+def test_lexicon_segments_chinese_and_translates_to_english_stems(lexicon):
+    assert lexicon.segment("僱主買保險") [-1] == "保險"
+    sets = {t.source: t.targets for t in lexicon.chinese_to_english("買保險要留意乜嘢", {"insur", "polici"})}
+    assert sets["保險"] == {"insur"}
+
+
+def test_english_question_finds_the_chinese_chunk_by_translation(snap, lexicon):
+    hits = keyword_scores(snap, lexicon, "What ex-gratia land compensation rates apply to private landowners?")
+    zh = {cid: s for cid, s in hits.scores.items() if cid.startswith("zh")}
+    assert max(zh, key=zh.get) == "zh-land" and zh["zh-land"] == 1.0  # normalised per language
+    assert all(0 < s <= 1 for s in hits.scores.values())
+    top = keyword_scores(snap, lexicon, "Where can brownfield operators move their businesses?").scores
+    assert max((c for c in top if c.startswith("zh")), key=top.get) == "zh-brown"
+
+
+def test_chinese_question_finds_the_english_chunk_by_translation(snap, lexicon):
+    hits = keyword_scores(snap, lexicon, normalize_for_search("僱主買保險要留意啲乜嘢？"))
+    assert "en-ins" in hits.scores and "en-ferry" not in hits.scores
+
+
+def test_filters_restrict_the_scored_chunks(snap, lexicon):
+    hits = keyword_scores(snap, lexicon, "特惠補償", document_ids=["en"])
+    assert hits.scores == {}
+    hits = keyword_scores(snap, lexicon, "特惠補償", document_ids=["zh"])
+    assert set(hits.scores) == {"zh-land", "zh-farm"}
+
+
+def test_matched_terms_show_own_words_and_translations(snap, lexicon):
+    q = "What ex-gratia land compensation applies to private landowners?"
+    sets = term_sets(lexicon, q, snap.vocab)
+    terms = matched_terms(q, normalize_for_search(CHUNKS[0][1]), "zh", sets)
+    assert "特惠 (ex gratia)" in terms and "補償 (compensation)" in terms
+    q2 = "特惠農作物補償點計"
+    terms2 = matched_terms(q2, CHUNKS[2][1], "zh", term_sets(lexicon, q2, snap.vocab))
+    assert terms2[0] == "特惠農作物補償"
+
+
+def test_empty_index_scores_nothing(lexicon):
+    assert keyword_scores(build_snapshot([]), lexicon, "anything").scores == {}

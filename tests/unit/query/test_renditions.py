@@ -1,0 +1,31 @@
+"""Collapsing renditions of one passage (PDF/DOCX of a paper) in a result list."""
+from __future__ import annotations
+
+from services.query.renditions import Ranked, bigram_set, collapse, jaccard
+
+PAIR = "Q8. 棕地作業者如何物色替代用地？\n政府正規劃在洪水橋及元朗南興建多層樓宇，以容納物流、貯物及車輛維修等棕地作業。"
+
+
+def test_jaccard_ignores_whitespace_and_script():
+    assert jaccard(bigram_set(PAIR), bigram_set(PAIR.replace("\n", " ").replace("，", " ，"))) == 1.0
+    assert jaccard(bigram_set("私人土地業主"), bigram_set("务农人士")) == 0.0
+
+
+def test_renditions_in_other_documents_collapse_into_the_best():
+    ranked = [Ranked("pdf-q8", "pdf", PAIR, "pdf-q8"),
+              Ranked("docx-q8", "docx", PAIR.replace("\n", ""), "docx-q8"),
+              Ranked("pdf-q9", "pdf", "Q9. 特惠津貼以甚麼日期作為計算基準？業務經營者的資格以清拆前登記為準。", "pdf-q9"),
+              Ranked("txt-q8", "txt", PAIR + " ", "txt-q8")]
+    kept = collapse(ranked, k=2)
+    assert [r.chunk_id for r in kept] == ["pdf-q8", "pdf-q9"]
+    assert kept[0].duplicates == ["docx-q8", "txt-q8"]  # found even beyond the k kept
+
+
+def test_chunks_of_one_document_are_never_merged():
+    ranked = [Ranked("p1", "doc", PAIR, 1), Ranked("p2", "doc", PAIR, 2)]
+    assert [r.chunk_id for r in collapse(ranked, k=5)] == ["p1", "p2"]
+
+
+def test_threshold_above_one_disables_collapsing():
+    ranked = [Ranked("a", "d1", PAIR, 1), Ranked("b", "d2", PAIR, 2)]
+    assert len(collapse(ranked, k=5, threshold=1.01)) == 2
