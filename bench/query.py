@@ -2,6 +2,7 @@
 
 Run from the repo root (stack up, some documents indexed):
     .cache/venv/bin/python bench/query.py [--url URL] [--requests 40] [--levels 1,8] [--top-k 5]
+        [--query-url http://localhost:8104]
 
 Questions are the ``queries`` of ``../shared/corpus/fixtures/*.truth.json`` (and the real
 corpus ``*.queries.json``), used round-robin. Each level sends ``--requests`` requests from
@@ -61,6 +62,9 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=40, help="requests per level (default 40)")
     ap.add_argument("--levels", default="1,8", help="comma-separated concurrency levels (default 1,8)")
     ap.add_argument("--top-k", type=int, default=5)
+    ap.add_argument("--query-url", default=None,
+                    help="send the queries straight to this query service (e.g. http://localhost:8104) instead "
+                         "of the gateway, to compare two query-service builds on one stack")
     a = ap.parse_args()
     url = api.resolve_url(a.url)
     questions = fixture_queries()
@@ -69,7 +73,7 @@ def main() -> None:
           f"indexed; {load_note()}")
     rows = []
     for level in (int(x) for x in a.levels.split(",")):
-        lat, errors, wall = asyncio.run(run_level(url, questions, level, a.requests, a.top_k))
+        lat, errors, wall = asyncio.run(run_level(a.query_url or url, questions, level, a.requests, a.top_k))
         rows.append([level, len(lat), errors, percentile(lat, 50), percentile(lat, 95), max(lat, default=float("nan")),
                      len(lat) / wall])
     print(table(["clients", "ok", "errors", "p50 ms", "p95 ms", "max ms", "req/s"], rows))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Container, Iterable
 
 import bm25s
@@ -35,11 +35,13 @@ PAGE = 2000
 
 @dataclass
 class KeywordHits:
-    """Keyword scores of one query: chunk id → score in [0, 1] (only chunks with a match), and
-    the term sets used per chunk language (for ``matched_terms``)."""
+    """Keyword scores of one query: chunk id → score in [0, 1] (only chunks with a match), the
+    term sets used per chunk language (for ``matched_terms``), and the stored metadata of the
+    matching chunks (so candidates need no extra Chroma round trip)."""
 
     scores: dict[str, float]
     term_sets: dict[str, list[TermSet]]
+    metas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Snapshot:
     langs: np.ndarray
     bm25: bm25s.BM25 | None
     vocab: dict[str, int]
+    position: dict[str, int] = field(default_factory=dict)
 
 
 EMPTY = Snapshot([], [], np.array([], dtype=object), None, {})
@@ -105,6 +108,11 @@ class KeywordIndex:
         return build_snapshot(self.vectors.iter_chunks(PAGE))
 
     # --- querying ---------------------------------------------------------------------
+    def metadata(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Stored metadata of those ``ids`` that are in the current index (id → metadata)."""
+        snap = self._snap
+        return {cid: snap.metas[snap.position[cid]] for cid in ids if cid in snap.position}
+
     def search(self, query: str, document_ids: list[str] | None = None, strategy: str | None = None,
                topic_section: str | None = None) -> KeywordHits:
         """Keyword scores for ``query`` (search form) on the current index (refreshed first);
@@ -132,7 +140,7 @@ def build_snapshot(records: Iterable[tuple[str, str, dict[str, Any]]]) -> Snapsh
     bm25 = bm25s.BM25()
     bm25.index(tokens, show_progress=False)
     langs = np.array([str(m.get("lang", "")) for m in metas], dtype=object)
-    return Snapshot(ids, metas, langs, bm25, dict(bm25.vocab_dict))
+    return Snapshot(ids, metas, langs, bm25, dict(bm25.vocab_dict), {cid: n for n, cid in enumerate(ids)})
 
 
 def term_sets(lexicon: Lexicon, query: str, vocab: Container[str]) -> dict[str, list[TermSet]]:
@@ -158,6 +166,7 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
     sets = term_sets(lexicon, query, snap.vocab)
     keep = _mask(snap.metas, document_ids, strategy, topic_section)
     scores: dict[str, float] = {}
+    metas: dict[str, dict[str, Any]] = {}
     for lang, lang_sets in sets.items():
         in_lang = keep & (snap.langs == lang)
         if not lang_sets or not in_lang.any():
@@ -175,7 +184,8 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
         if top > 0:
             for n in np.flatnonzero(total > 0):
                 scores[snap.ids[n]] = float(total[n] / top)
-    return KeywordHits(scores, sets)
+                metas[snap.ids[n]] = snap.metas[n]
+    return KeywordHits(scores, sets, metas)
 
 
 def _mask(metas: list[dict[str, Any]], document_ids: list[str] | None, strategy: str | None,

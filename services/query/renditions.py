@@ -3,7 +3,7 @@
 The same paper is often uploaded as PDF and DOCX (or TXT), and the same council paper by two
 departments; their chunks are near-identical and would fill the top of the list with one
 answer. Two chunks of *different* documents are the same passage when the Jaccard similarity
-of their sets of character bigrams (search form, whitespace removed) is at least a threshold
+of their sets of character bigrams (NFKC, whitespace removed) is at least a threshold
 (0.8 by default: on the corpus the PDF/DOCX renditions of one Q&A pair score 0.88–1.0, the
 closest chunks of different papers 0.63). The best-scoring one is kept and the others are
 listed in its ``also_in``. Chunks of one document are never merged (overlapping page chunks
@@ -12,17 +12,18 @@ are distinct passages).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
-
-from shared.textnorm import normalize_for_search
 
 _SPACE = re.compile(r"\s+")
 
 
 def bigram_set(text: str) -> frozenset[str]:
-    """Character bigrams of ``text`` in search form with all whitespace removed."""
-    flat = _SPACE.sub("", normalize_for_search(text))
+    """Character bigrams of ``text`` after NFKC with all whitespace removed. (No Simplified →
+    Traditional step: renditions of one paper share a script, and OpenCC on every candidate
+    text would dominate the query's CPU time.)"""
+    flat = _SPACE.sub("", unicodedata.normalize("NFKC", text))
     return frozenset(flat[i:i + 2] for i in range(len(flat) - 1))
 
 

@@ -4,7 +4,8 @@ them with language-bias removal (``scoring``) and return the best as ``Source`` 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable
 
 import numpy as np
 
@@ -19,6 +20,13 @@ from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
+
+
+@lru_cache(maxsize=4096)
+def chunk_search_form(text: str) -> str:
+    """``normalize_for_search(text)`` of a stored chunk text, cached (the same chunks come back
+    for many queries; OpenCC conversion costs ~2 ms per chunk)."""
+    return normalize_for_search(text)
 
 
 def snippet(text: str, chars: int = 300) -> str:
@@ -84,29 +92,36 @@ def _rows(res: dict[str, Any], nested: bool) -> list[tuple[str, str, dict[str, A
 
 def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[float]], n: int,
                       filters: dict[str, Any], cache: VectorCache | None = None,
-                      extra_ids: list[str] | None = None) -> list[Candidate]:
+                      extra: dict[str, dict[str, Any]] | None = None,
+                      known: Callable[[list[str]], dict[str, dict[str, Any]]] | None = None) -> list[Candidate]:
     """Top-``n`` chunks and top-``n`` question lines per language (``query_vecs``: language →
     the query vector to search that language with; key ``None`` = no language filter) plus the
-    chunks ``extra_ids`` (the best keyword matches), merged by chunk id; missing halves (a
-    chunk's question vector, a question's chunk) fetched by id.
-    Vectors come from ``cache`` when it holds them (keyed by id and ``vector_sha``), else from
+    chunks of ``extra`` (id → stored metadata: the best keyword matches), merged by chunk id.
+
+    The searches return ids only; metadata comes from ``known`` (id list → metadata of the ids
+    it holds: the keyword index's copy) and, for ids it does not hold, from one Chroma ``get``
+    (fetching metadata with the search costs Chroma 3× the search itself). Vectors come from
+    ``cache`` when it holds them (keyed by id and ``vector_sha``/``question_sha``), else from
     Chroma. Candidates carry no text yet (``text=""``)."""
     cache = cache if cache is not None else VectorCache(0)
-    metas: dict[str, dict[str, Any]] = {}
-    qshas: dict[str, str] = {}
+    found: dict[str, None] = {}  # ordered set of chunk ids
     searches = [(kind, qv, build_where(lang=lang, **filters))
                 for lang, qv in query_vecs.items() for kind in ("chunks", "questions")]
     for kind, qv, where in searches:
-        for cid, _, meta, _ in _rows(vectors.query_vectors(kind, qv, n, where), nested=True):
-            if kind == "chunks":
-                metas.setdefault(cid, meta)
-            else:
-                qshas[cid] = str(meta.get("vector_sha", ""))
+        res = vectors.query_vectors(kind, qv, n, where, metadata=False)
+        found.update(dict.fromkeys((res.get("ids") or [[]])[0]))
+    metas: dict[str, dict[str, Any]] = dict(extra or {})
+    wanted = [cid for cid in found if cid not in metas]
+    metas.update(known(wanted) if known is not None and wanted else {})
+    missing = [cid for cid in found if cid not in metas]
+    if missing:  # not in the keyword index yet (indexed in the last seconds)
+        for cid, _, meta, _ in _rows(vectors.collection.get(ids=missing, include=["metadatas"]), nested=False):
+            metas[cid] = meta
     vecs: dict[tuple[str, str], np.ndarray] = {}
 
-    def fill(kind: str, wanted: dict[str, str]) -> None:
+    def fill(kind: str, shas: dict[str, str]) -> None:
         todo = []
-        for cid, sha in wanted.items():
+        for cid, sha in shas.items():
             v = cache.get((kind, cid, sha))
             if v is None:
                 todo.append(cid)
@@ -114,28 +129,20 @@ def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[fl
                 vecs[(kind, cid)] = v
         if todo:
             for cid, _, meta, emb in _rows(vectors.get_vectors(kind, todo), nested=False):
-                if emb is None:
-                    continue
-                vecs[(kind, cid)] = cache.put((kind, cid, str(meta.get("vector_sha", ""))), emb)
-                if kind == "chunks":
-                    metas.setdefault(cid, meta)
+                if emb is not None:
+                    vecs[(kind, cid)] = cache.put((kind, cid, str(meta.get("vector_sha", ""))), emb)
 
-    need_meta = list(dict.fromkeys([cid for cid in qshas if cid not in metas]
-                                   + [cid for cid in extra_ids or [] if cid not in metas]))
-    if need_meta:  # question lines / keyword hits whose chunk was not among the chunk candidates
-        for cid, _, meta, _ in _rows(vectors.collection.get(ids=need_meta, include=["metadatas"]), nested=False):
-            metas[cid] = meta
     fill("chunks", {cid: str(m.get("vector_sha", "")) for cid, m in metas.items()})
-    missing_q = {cid: str(m.get("question_sha", "")) for cid, m in metas.items()
-                 if cid not in qshas and m.get("chunk_kind") == "qa"}
-    fill("questions", {**qshas, **missing_q})
+    fill("questions", {cid: str(m.get("question_sha", "")) for cid, m in metas.items()
+                       if m.get("chunk_kind") == "qa"})
     return [Candidate(cid, "", metas[cid], vecs[("chunks", cid)], vecs.get(("questions", cid)))
             for cid in metas if ("chunks", cid) in vecs]
 
 
-def keyword_candidates(hits: KeywordHits, n: int) -> list[str]:
-    """The ``n`` best keyword matches (ids), best first."""
-    return [cid for cid, _ in sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]]
+def keyword_candidates(hits: KeywordHits, n: int) -> dict[str, dict[str, Any]]:
+    """The ``n`` best keyword matches, best first: chunk id → stored metadata."""
+    best = sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]
+    return {cid: hits.metas.get(cid, {}) for cid, _ in best}
 
 
 async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
@@ -178,7 +185,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     if keywords is not None and params.keyword_weight > 0:
         hits = await asyncio.to_thread(keywords.search, text, **filters)
     cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache,
-                                    keyword_candidates(hits, keyword_candidates_n))
+                                    keyword_candidates(hits, keyword_candidates_n),
+                                    keywords.metadata if keywords is not None else None)
     for c in cands:
         c.keyword = hits.scores.get(c.chunk_id, 0.0)
     ranked = score_candidates(emb, qlang, mean_map, cands, params)[:max(4 * k, k + 10)]
@@ -186,12 +194,13 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         return []
     got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
     texts = dict(zip(got["ids"], got["documents"] or [], strict=False))
-    kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts.get(c.chunk_id) or "", c)
-                     for c in ranked], k, duplicate_threshold)
+    kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts[c.chunk_id] or "", c)
+                     for c in ranked if c.chunk_id in texts],  # absent: deleted since the index was built
+                    k, duplicate_threshold)
     out = []
     for r in kept:
         c = r.item
-        terms = matched_terms(text, normalize_for_search(r.text), str(c.meta.get("lang", "")), hits.term_sets)
+        terms = matched_terms(text, chunk_search_form(r.text), str(c.meta.get("lang", "")), hits.term_sets)
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
         out.append((to_source(c.chunk_id, r.text, c.meta, c.score, c.matched_by, terms, also), r.text))
     return out

@@ -6,8 +6,9 @@ from services.query.renditions import Ranked, bigram_set, collapse, jaccard
 PAIR = "Q8. 棕地作業者如何物色替代用地？\n政府正規劃在洪水橋及元朗南興建多層樓宇，以容納物流、貯物及車輛維修等棕地作業。"
 
 
-def test_jaccard_ignores_whitespace_and_script():
+def test_jaccard_ignores_whitespace_and_width():
     assert jaccard(bigram_set(PAIR), bigram_set(PAIR.replace("\n", " ").replace("，", " ，"))) == 1.0
+    assert jaccard(bigram_set("ＡＢ１"), bigram_set("AB1")) == 1.0  # NFKC
     assert jaccard(bigram_set("私人土地業主"), bigram_set("务农人士")) == 0.0
 
 
