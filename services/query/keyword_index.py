@@ -86,14 +86,18 @@ class KeywordIndex:
     # --- building ---------------------------------------------------------------------
     def refresh(self) -> None:
         """Rebuild the index if the statistics fingerprint changed since the last check
-        (checked at most every ``check_s`` seconds; other threads keep the previous index).
+        (checked at most every ``check_s`` seconds). While one thread checks or rebuilds, the
+        others use the current index without waiting — except before the first build, when
+        they wait for it.
 
         Raises:
             chromadb errors when Chroma is down.
         """
         if time.monotonic() - self._checked < self.check_s:
             return
-        with self._lock:
+        if not self._lock.acquire(blocking=self._fingerprint is None):
+            return  # another thread is checking or rebuilding: use the current index meanwhile
+        try:
             if time.monotonic() - self._checked < self.check_s:
                 return
             fp = self.vectors.stats_fingerprint()
@@ -103,6 +107,8 @@ class KeywordIndex:
                 self._fingerprint = fp
                 log.info("keyword index: %d chunks in %.2f s", len(self._snap.ids), time.perf_counter() - start)
             self._checked = time.monotonic()
+        finally:
+            self._lock.release()
 
     def _build(self) -> Snapshot:
         return build_snapshot(self.vectors.iter_chunks(PAGE))

@@ -4,6 +4,7 @@ chunks from ChromaDB and answers (LLM with citations, or extractive). The gatewa
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from contextlib import asynccontextmanager
@@ -40,6 +41,10 @@ async def lifespan(app: FastAPI):
         min_content_chars=settings.query_min_content_chars, debias=settings.query_language_debias,
         keyword_weight=settings.query_keyword_weight)
     clients["keywords"] = KeywordIndex(clients["vectors"], load_lexicon(), settings.query_stats_ttl_s)
+    try:  # build the keyword index before the first query (Chroma may still be starting)
+        await asyncio.to_thread(clients["keywords"].refresh)
+    except Exception as e:
+        log.warning("keyword index not built at start (%s); the first query builds it", e)
     yield
 
 
