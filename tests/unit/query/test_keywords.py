@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from services.query.keyword_index import build_snapshot, keyword_scores, matched_terms, term_sets
-from services.query.keyword_tokens import cjk_bigrams, covered_runs, document_tokens, english_stems
+from services.query.keyword_tokens import (cjk_bigrams, covered_runs, document_tokens, english_stems,
+                                          query_search_form, query_words)
 from services.query.lexicon import Lexicon, load_lexicon
 from shared.textnorm import normalize_for_search
 
@@ -33,7 +34,17 @@ def test_tokens_are_cjk_bigrams_and_english_stems():
     assert cjk_bigrams("棕地作業，地") == ["棕地", "地作", "作業", "地"]
     assert english_stems("The landowners were compensated for compensation") == ["landown", "compens", "compens"]
     assert document_tokens("補償 compensation") == ["補償", "compens"]
-    assert covered_runs("特惠津貼點計", {"特惠", "惠津", "津貼"}) == ["特惠津貼"]
+    assert document_tokens("政府土\n地") == ["政府", "府土", "土地"]  # a PDF line wrap inside a word
+    assert query_words("What ex-gratia rates apply?") == ["ex gratia", "rates", "apply"]
+    assert query_search_form("棕地 補償") == "棕地 補償"  # no cross-word bigram 地補
+
+
+def test_display_terms_occur_in_the_chunk_as_written():
+    assert covered_runs("特惠津貼點計", {"特惠", "惠津", "津貼"}, "可獲特惠津貼。") == ["特惠津貼"]
+    # 特惠補償 is not in the text (特惠農作物補償): shown as the pieces that are
+    assert covered_runs("發放多少特惠補償", {"特惠", "惠補", "補償"}, "特惠農作物補償及惠補") == ["特惠", "補償"]
+    # adjacent but not overlapping bigrams are two terms, not one
+    assert covered_runs("登記住用", {"登記", "住用"}, "登記）及住用") == ["登記", "住用"]
 
 
 def test_lexicon_translates_phrases_words_and_compounds(lexicon):
@@ -50,9 +61,18 @@ def test_lexicon_translates_phrases_words_and_compounds(lexicon):
 
 
 def test_lexicon_segments_chinese_and_translates_to_english_stems(lexicon):
-    assert lexicon.segment("僱主買保險") [-1] == "保險"
+    assert lexicon.segment("僱主買保險")[-1] == "保險"
     sets = {t.source: t.targets for t in lexicon.chinese_to_english("買保險要留意乜嘢", {"insur", "polici"})}
     assert sets["保險"] == {"insur"}
+    # a multi-word gloss is a phrase (every stem required), plus its longer words alone — never
+    # "ex" alone, which would match "ex-employee"
+    tr = {t.source: t.targets for t in lexicon.chinese_to_english("特惠", {"ex", "gratia"})}
+    assert tr["特惠"] == {"ex gratia", "gratia"}
+
+
+def test_repeated_words_count_once(lexicon):
+    sets = lexicon.english_to_chinese("compensation compensation compensation", {"補償"})
+    assert [t.source for t in sets] == ["compensation"]
 
 
 def test_english_question_finds_the_chinese_chunk_by_translation(snap, lexicon):
@@ -62,6 +82,18 @@ def test_english_question_finds_the_chinese_chunk_by_translation(snap, lexicon):
     assert all(0 < s <= 1 for s in hits.scores.values())
     top = keyword_scores(snap, lexicon, "Where can brownfield operators move their businesses?").scores
     assert max((c for c in top if c.startswith("zh")), key=top.get) == "zh-brown"
+
+
+def test_a_phrase_target_needs_all_its_words(lexicon):
+    snap = build_snapshot([("en-ex", "An ex-employee may claim.", {"lang": "en"}),
+                           ("en-eg", "An ex gratia payment is made.", {"lang": "en"})])
+    assert set(keyword_scores(snap, lexicon, "特惠").scores) == {"en-eg"}
+
+
+def test_english_words_inside_chinese_chunks_match(lexicon):
+    snap = build_snapshot([("zh-wcag", "網頁須符合 WCAG 2.1 AA 標準。", {"lang": "zh"}),
+                           ("zh-other", "網頁設計須便利市民。", {"lang": "zh"})])
+    assert set(keyword_scores(snap, lexicon, "WCAG 2.1 AA").scores) == {"zh-wcag"}
 
 
 def test_chinese_question_finds_the_english_chunk_by_translation(snap, lexicon):
@@ -77,7 +109,7 @@ def test_filters_restrict_the_scored_chunks(snap, lexicon):
 
 
 def test_matched_terms_show_own_words_and_translations(snap, lexicon):
-    q = "What ex-gratia land compensation applies to private landowners?"
+    q = query_search_form("What ex-gratia land compensation applies to private landowners?")
     sets = term_sets(lexicon, q, snap.vocab)
     terms = matched_terms(q, normalize_for_search(CHUNKS[0][1]), "zh", sets)
     assert "特惠 (ex gratia)" in terms and "補償 (compensation)" in terms

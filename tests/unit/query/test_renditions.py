@@ -30,3 +30,16 @@ def test_chunks_of_one_document_are_never_merged():
 def test_threshold_above_one_disables_collapsing():
     ranked = [Ranked("a", "d1", PAIR, 1), Ranked("b", "d2", PAIR, 2)]
     assert len(collapse(ranked, k=5, threshold=1.01)) == 2
+
+
+def test_a_page_chunk_inside_a_longer_rendition_collapses():
+    page = ("古洞北及粉嶺北新發展區的規劃人口約為二十萬，區內會提供約七萬二千個住宅單位，其中公營房屋佔七成。"
+            "政府會在新發展區興建公共圖書館、警署、消防局、體育館、社區會堂及街市等設施，並預留土地作學校用途。"
+            "交通方面，北環線古洞站預計於二零二七年落成，另設主幹道及單車徑連接上水及粉嶺市中心。"
+            "就業方面，新發展區預計可提供約六萬個就業機會，包括商業、研究及發展和專門工業用途。")
+    longer = page + "另外，政府會在區內興建社區會堂及街市，以配合人口增長。" * 3
+    ranked = [Ranked("docx", "d1", longer, "docx"), Ranked("pdf-p4", "d2", page, "pdf-p4"),
+              Ranked("short", "d3", "新發展區的公共設施", "short")]
+    kept = collapse(ranked, k=5)
+    assert [r.chunk_id for r in kept] == ["docx", "short"]  # short text: never by containment
+    assert kept[0].duplicates == ["pdf-p4"]
