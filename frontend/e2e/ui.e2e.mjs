@@ -242,7 +242,8 @@ async function run(page) {
   check(mode === 'llm' || mode === 'extractive', `no answer-mode badge (got ${mode})`);
   const sources = page.getByRole('region', { name: /^Sources \(\d+\)$/ }).getByRole('listitem');
   await sources.first().waitFor();
-  const fromE = sources.filter({ hasText: FILENAME });
+  // A card whose own heading is "[n] E_基礎設施.pdf" (other cards may name it under "Also in").
+  const fromE = sources.filter({ hasText: new RegExp(`\\[\\d+\\] ${FILENAME.replace('.', '\\.')}`) });
   check((await fromE.count()) > 0, `no source from ${FILENAME}: ${(await sources.allInnerTexts()).join(' | ')}`);
   const sourceTexts = await fromE.allInnerTexts();
   check(sourceTexts.some((t) => t.includes(`${query.expected_qa_id} — `)),

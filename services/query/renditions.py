@@ -54,18 +54,24 @@ def same_passage(a: frozenset[str], b: frozenset[str], threshold: float) -> bool
 
 @dataclass
 class Ranked:
-    """One ranked chunk: id, document id, text, and the chunks folded into it."""
+    """One ranked chunk: id, document id, text, whether it has a one-page PDF to open, the
+    caller's item, and the items folded into it."""
 
     chunk_id: str
     document_id: str
     text: str
     item: Any
+    has_page: bool = False
     duplicates: list[Any] = field(default_factory=list)
+    best: Any = None
 
 
 def collapse(ranked: list[Ranked], k: int, threshold: float = 0.8) -> list[Ranked]:
     """The first ``k`` entries of ``ranked`` (best first) that are not a rendition of an
     entry already kept; each dropped entry is appended to the ``duplicates`` of the kept one.
+    When a later copy has a page PDF (``has_page``) and the kept one has not (DOCX, TXT), the
+    copy with the PDF takes the kept place — sources stay one click from their page — and
+    ``best`` keeps the best-ranked item of the group (for its score).
 
     Args:
         threshold: Jaccard similarity of bigram sets at or above which two chunks of
@@ -74,11 +80,18 @@ def collapse(ranked: list[Ranked], k: int, threshold: float = 0.8) -> list[Ranke
     kept: list[tuple[Ranked, frozenset[str]]] = []
     for r in ranked:
         grams = bigram_set(r.text)
-        twin = next((kr for kr, kg in kept if kr.document_id != r.document_id
-                     and same_passage(grams, kg, threshold)), None)
-        if twin is not None:
-            twin.duplicates.append(r.item)
+        at = next((n for n, (kr, kg) in enumerate(kept) if kr.document_id != r.document_id
+                   and same_passage(grams, kg, threshold)), None)
+        if at is not None:
+            twin, twin_grams = kept[at]
+            if r.has_page and not twin.has_page:  # show the copy whose page opens as a PDF
+                r.duplicates = twin.duplicates + [twin.item]
+                r.best = twin.best
+                kept[at] = (r, twin_grams)
+            else:
+                twin.duplicates.append(r.item)
             continue
         if len(kept) < k:
+            r.best = r.item
             kept.append((r, grams))
     return [r for r, _ in kept]

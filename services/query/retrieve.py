@@ -201,13 +201,20 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         return []
     got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
     texts = dict(zip(got["ids"], got["documents"] or [], strict=False))
-    kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts[c.chunk_id] or "", c)
+    kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts[c.chunk_id] or "", c,
+                            has_page=_has_page_pdf(c.meta))
                      for c in ranked if c.chunk_id in texts],  # absent: deleted since the index was built
                     k, duplicate_threshold)
     out = []
     for r in kept:
-        c = r.item
+        c, best = r.item, r.best
         terms = matched_terms(kw_text, chunk_search_form(r.text), str(c.meta.get("lang", "")), hits.term_sets)
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
-        out.append((to_source(c.chunk_id, r.text, c.meta, c.score, c.matched_by, terms, also), r.text))
+        out.append((to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also), r.text))
     return out
+
+
+def _has_page_pdf(meta: dict[str, Any]) -> bool:
+    """Whether the chunk's page can be opened as a one-page PDF (a PDF paper's page)."""
+    page = meta.get("page_number")
+    return meta.get("file_type") == "pdf" and isinstance(page, int) and page >= 1

@@ -43,3 +43,12 @@ def test_a_page_chunk_inside_a_longer_rendition_collapses():
     kept = collapse(ranked, k=5)
     assert [r.chunk_id for r in kept] == ["docx", "short"]  # short text: never by containment
     assert kept[0].duplicates == ["pdf-p4"]
+
+
+def test_the_copy_with_a_page_pdf_takes_the_place_of_a_docx_copy():
+    ranked = [Ranked("docx-q8", "docx", PAIR, "docx-q8"),
+              Ranked("pdf-q8", "pdf", PAIR, "pdf-q8", has_page=True),
+              Ranked("txt-q8", "txt", PAIR, "txt-q8")]
+    kept = collapse(ranked, k=3)
+    assert [r.chunk_id for r in kept] == ["pdf-q8"]
+    assert kept[0].duplicates == ["docx-q8", "txt-q8"] and kept[0].best == "docx-q8"
