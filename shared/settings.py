@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     vision_api_key: str = ""
     vision_timeout_s: float = 120.0
     vision_max_tokens: int = 4096
+    # pdfplumber runs in a child process per vision-table worker: seconds per page before the
+    # page is abandoned (no pdfplumber tables, a note), and the child's address-space cap (bytes).
+    vision_plumber_timeout_s: float = 60.0
+    vision_plumber_memory_limit_bytes: int = 2 * 1024**3
 
     # --- consumers -------------------------------------------------------------------
     handler_max_attempts: int = 3

@@ -20,6 +20,7 @@ from faststream import AckPolicy
 
 from services.vision_table.cache import cached_answer, store_answer
 from services.vision_table.page_result import PageResult, build_page_result
+from services.vision_table.plumber_pool import PlumberPool
 from services.vision_table.vision import VisionClient
 from shared import storage, topics
 from shared.events import PageTablesDone, PageWork, ProgressEvent
@@ -38,16 +39,20 @@ broker = make_broker(settings, "vision-table")
 pubs = stage_publishers(broker, topics.PAGES_TABLES)
 store: ObjectStore | None = None
 vision: VisionClient | None = None
+plumber: PlumberPool | None = None
 _pages_cache: OrderedDict[str, ParsedDocument] = OrderedDict()
 
 
 @asynccontextmanager
 async def lifespan():
-    """Create the MinIO client (and the vision client when the vision path is on)."""
-    global store, vision
+    """Create the MinIO client, the pdfplumber child process (time/memory limited) and the
+    vision client when the vision path is on."""
+    global store, vision, plumber
     store = await open_store(settings)
     vision = VisionClient(settings) if settings.vision_active else None
+    plumber = PlumberPool(settings.vision_plumber_timeout_s, settings.vision_plumber_memory_limit_bytes)
     yield
+    await asyncio.to_thread(plumber.close)
     if vision is not None:
         await vision.close()
 
@@ -107,7 +112,9 @@ async def process_page(work: PageWork) -> PageResult | None:
         except KeyError:  # the parser could not split this page out: no tables from it
             log.warning("page PDF %s missing; no pdfplumber tables for it", work.page_pdf_key)
     answer, error, cached = await vision_answer(work)
-    result = await asyncio.to_thread(build_page_result, pdf, work.page_number, text, scanned, answer, error)
+    assert plumber is not None
+    result = await asyncio.to_thread(build_page_result, pdf, work.page_number, text, scanned, answer, error,
+                                     1, plumber.extract)
     result.vision_cached = cached
     if result.vision_reject_reason:
         VISION_VALIDATION_FAILURES.labels(result.vision_reject_reason).inc()

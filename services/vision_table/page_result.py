@@ -11,6 +11,7 @@ Paths, chosen per page and recorded as ``table_source``:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -53,6 +54,7 @@ def build_page_result(
     vision_answer: str | None = None,
     vision_error: str | None = None,
     pdf_page: int = 1,
+    extract: Callable[[bytes, int, int], list[PageTable]] = extract_page_tables,
 ) -> PageResult:
     """Run path 1 on one page and decide between it and a vision answer.
 
@@ -66,6 +68,8 @@ def build_page_result(
             vision path was not used.
         vision_error: why the vision call failed (recorded; path 1 stands).
         pdf_page: the page's 1-based index inside ``page_pdf``.
+        extract: how to run pdfplumber (``plumber.extract_page_tables`` in-process, or
+            ``PlumberPool.extract`` in the service: time and memory limited).
 
     Returns:
         The :class:`PageResult`; never raises for a bad page (an unreadable page PDF gives no
@@ -74,8 +78,8 @@ def build_page_result(
     tables, notes = [], []
     if not scanned and page_pdf is not None:
         try:
-            tables = extract_page_tables(page_pdf, pdf_page, page_number)
-        except Exception as e:  # one unreadable page must not fail the document
+            tables = extract(page_pdf, pdf_page, page_number)
+        except Exception as e:  # one unreadable (or too slow) page must not fail the document
             notes.append(f"pdfplumber could not read the page: {type(e).__name__}: {str(e)[:200]}")
     res = PageResult(page_number=page_number, scanned=scanned, tables=tables, notes=notes,
                      table_source="pdfplumber" if tables else "none")
