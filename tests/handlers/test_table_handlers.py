@@ -13,6 +13,7 @@ from faststream.kafka import TestKafkaBroker
 from PIL import Image
 
 from services.vision_table.page_result import PageResult
+from services.vision_table.plumber_pool import PlumberPool
 from services.vision_table.vision import VisionClient
 from shared import storage, topics
 from shared.events import DocumentChunked, DocumentParsed, DocumentUploaded, PageTablesDone, PageWork
@@ -53,7 +54,9 @@ def svc(settings):
         m.store = ObjectStore(settings)
         m.store.ensure_bucket()
     mods[2].vision = VisionClient(settings)
-    return mods
+    mods[2].plumber = PlumberPool(settings.vision_plumber_timeout_s, settings.vision_plumber_memory_limit_bytes)
+    yield mods
+    mods[2].plumber.close()
 
 
 def _metric(name: str, **labels) -> float:
