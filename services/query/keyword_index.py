@@ -68,12 +68,14 @@ class KeywordIndex:
         vectors: the store to read chunk texts and statistics from.
         lexicon: the bilingual lexicon (``lexicon.load_lexicon()``).
         check_s: seconds between checks of the collection's statistics.
+        wait_s: longest wait, in seconds, for another thread's rebuild.
     """
 
-    def __init__(self, vectors: VectorStore, lexicon: Lexicon, check_s: float = 2.0) -> None:
+    def __init__(self, vectors: VectorStore, lexicon: Lexicon, check_s: float = 2.0, wait_s: float = 5.0) -> None:
         self.vectors = vectors
         self.lexicon = lexicon
         self.check_s = check_s
+        self.wait_s = wait_s
         self._lock = threading.Lock()
         self._checked = float("-inf")
         self._fingerprint: tuple | None = None
@@ -88,16 +90,16 @@ class KeywordIndex:
     def refresh(self) -> None:
         """Rebuild the index if the statistics fingerprint changed since the last check
         (checked at most every ``check_s`` seconds). While one thread checks or rebuilds, the
-        others use the current index without waiting — except before the first build, when
-        they wait for it.
+        others wait for it up to ``wait_s`` seconds (so a query right after an upload sees the
+        new document), then use the current index; before the first build they wait for it.
 
         Raises:
             chromadb errors when Chroma is down.
         """
         if time.monotonic() - self._checked < self.check_s:
             return
-        if not self._lock.acquire(blocking=self._fingerprint is None):
-            return  # another thread is checking or rebuilding: use the current index meanwhile
+        if not self._lock.acquire(timeout=-1 if self._fingerprint is None else self.wait_s):
+            return  # a long rebuild in another thread: use the current index meanwhile
         try:
             if time.monotonic() - self._checked < self.check_s:
                 return
