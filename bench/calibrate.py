@@ -29,7 +29,7 @@ from services.query.retrieve import retrieve
 from services.query.scoring import ScoringParams
 from shared.cli import api
 from shared.cli.eval_corpus import EvalQuery, load_queries
-from shared.cli.eval_metrics import summarize
+from shared.cli.eval_metrics import hit_rank, summarize
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.settings import get_settings
@@ -55,9 +55,7 @@ async def sweep(queries: list[EvalQuery], ids: dict[str, set[str]], param: str, 
     vectors, embedder = VectorStore(s), EmbeddingClient(s)
     means = LanguageMeans(vectors, 3600.0)
     keywords = KeywordIndex(vectors, load_lexicon(), 3600.0)
-    base = ScoringParams(question_weight=s.query_question_weight, qa_prior=s.query_qa_prior,
-                         min_content_chars=s.query_min_content_chars, debias=s.query_language_debias,
-                         keyword_weight=s.query_keyword_weight)
+    base = ScoringParams.from_settings(s)
     print(f"{param:>16} {'group':14} {'n':>3} {'R@1':>6} {'R@3':>6} {'MRR@10':>7}")
     for value in values:
         params = dataclasses.replace(base, **{param: value})
@@ -68,9 +66,7 @@ async def sweep(queries: list[EvalQuery], ids: dict[str, set[str]], param: str, 
                                   candidates=s.query_candidates, keywords=keywords,
                                   keyword_candidates_n=s.query_keyword_candidates,
                                   duplicate_threshold=s.query_duplicate_threshold)
-            rank = next((n for n, (src, _) in enumerate(hits, start=1)
-                         if src.question_id == q.expected_qa_id
-                         and ({src.document_id} | {r.document_id for r in src.also_in}) & expected), None)
+            rank = hit_rank([src.model_dump() for src, _ in hits], expected, q.expected_qa_id)
             qlang = q.lang or detect_language(q.query)
             for g in ("overall", f"{qlang}->{q.doc_lang or '?'}"):
                 groups.setdefault(g, []).append(rank)

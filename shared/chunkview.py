@@ -18,6 +18,14 @@ def page_pdf_url(document_id: str, page_number: int | None) -> str | None:
     return f"/api/v1/documents/{document_id}/pages/{page_number}.pdf"
 
 
+def page_pdf_of(meta: dict[str, Any]) -> str | None:
+    """URL of the one-page PDF of a stored chunk's page: PDF papers only, ``None`` without a page."""
+    page = meta.get("page_number")
+    if meta.get("file_type") != "pdf" or not isinstance(page, int):
+        return None
+    return page_pdf_url(str(meta.get("document_id", "")), page)
+
+
 def chunk_view(chunk_id: str, text: str, meta: dict[str, Any], summary_chars: int = 200) -> dict[str, Any]:
     """API view of one chunk.
 
@@ -30,7 +38,7 @@ def chunk_view(chunk_id: str, text: str, meta: dict[str, Any], summary_chars: in
     page = meta.get("page_number")
     page = page if isinstance(page, int) and page >= 1 else None
     doc_id = str(meta.get("document_id", ""))
-    pdf = page_pdf_url(doc_id, page) if meta.get("file_type") == "pdf" else None
+    pdf = page_pdf_of(meta)
     view: dict[str, Any] = {
         "chunk_id": chunk_id,
         "document_id": doc_id,

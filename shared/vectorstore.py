@@ -186,22 +186,13 @@ class VectorStore:
         """Number of chunks stored for a document."""
         return len(self.collection.get(where={"document_id": document_id}, include=[])["ids"])
 
-    def query(self, embedding: list[float], k: int, where: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Top-``k`` nearest chunks to ``embedding`` (cosine distance), optionally filtered."""
-        return self.collection.query(
-            query_embeddings=[embedding], n_results=k, where=where,
-            include=["documents", "metadatas", "distances"],
-        )
-
     def query_vectors(self, kind: str, embedding: list[float], k: int,
-                      where: dict[str, Any] | None = None, embeddings: bool = False,
-                      metadata: bool = True) -> dict[str, Any]:
+                      where: dict[str, Any] | None = None, metadata: bool = True) -> dict[str, Any]:
         """Top-``k`` records of collection ``kind`` (``"chunks"`` or ``"questions"``) nearest to
-        ``embedding``: ids and distances, plus metadata when ``metadata`` and the stored vectors
-        when ``embeddings`` (texts are fetched later, for the final top-k only, with
-        :meth:`get_ids`)."""
+        ``embedding``: ids and distances, plus metadata when ``metadata`` (texts are fetched
+        later, for the final top-k only, with :meth:`get_ids`)."""
         coll = self.collection if kind == "chunks" else self.questions
-        include = ["distances"] + (["metadatas"] if metadata else []) + (["embeddings"] if embeddings else [])
+        include = ["distances"] + (["metadatas"] if metadata else [])
         return coll.query(query_embeddings=[embedding], n_results=k, where=where, include=include)
 
     def get_vectors(self, kind: str, ids: list[str]) -> dict[str, Any]:

@@ -36,13 +36,11 @@ PAGE = 2000
 
 @dataclass
 class KeywordHits:
-    """Keyword scores of one query: chunk id → score in [0, 1] (only chunks with a match), the
-    term sets used per chunk language (for ``matched_terms``), and the stored metadata of the
-    matching chunks (so candidates need no extra Chroma round trip)."""
+    """Keyword scores of one query: chunk id → score in [0, 1] (only chunks with a match), and
+    the term sets used per chunk language (for ``matched_terms``)."""
 
     scores: dict[str, float]
     term_sets: dict[str, list[TermSet]]
-    metas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -80,11 +78,6 @@ class KeywordIndex:
         self._checked = float("-inf")
         self._fingerprint: tuple | None = None
         self._snap = EMPTY
-
-    @property
-    def size(self) -> int:
-        """Number of chunks in the current index."""
-        return len(self._snap.ids)
 
     # --- building ---------------------------------------------------------------------
     def refresh(self) -> None:
@@ -194,7 +187,6 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
     sets = term_sets(lexicon, query, snap.vocab)
     keep = _mask(snap.metas, document_ids, strategy, topic_section)
     scores: dict[str, float] = {}
-    metas: dict[str, dict[str, Any]] = {}
     token_scores: dict[str, np.ndarray] = {}
 
     def token(t: str) -> np.ndarray:
@@ -222,8 +214,7 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
         if top > 0:
             for n in np.flatnonzero(total > 0):
                 scores[snap.ids[n]] = float(total[n] / top)
-                metas[snap.ids[n]] = snap.metas[n]
-    return KeywordHits(scores, sets, metas)
+    return KeywordHits(scores, sets)
 
 
 def _mask(metas: list[dict[str, Any]], document_ids: list[str] | None, strategy: str | None,

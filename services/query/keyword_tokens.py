@@ -16,7 +16,8 @@ import snowballstemmer
 
 from shared.textnorm import normalize_for_search
 
-CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs (Ext. A, unified, compatibility)
+CJK_RUN = re.compile(f"[{HAN}]+")
 LATIN_WORD = re.compile(r"[a-z]+")
 
 # Function words and question words: they carry no topic and would match everywhere.
@@ -60,8 +61,7 @@ def cjk_bigrams(text: str) -> list[str]:
     return out
 
 
-_CJK_LINE_BREAK = re.compile(r"(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])[ \t]*\n[ \t]*"
-                             r"(?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+_CJK_LINE_BREAK = re.compile(f"(?<=[{HAN}])[ \t]*\n[ \t]*(?=[{HAN}])")
 _PHRASE_WORD = re.compile(r"[a-z]+(?:-[a-z]+)+|[a-z]+")
 
 

@@ -36,10 +36,7 @@ async def lifespan(app: FastAPI):
     clients["embedder"] = EmbeddingClient(settings)
     clients["cache"] = VectorCache()
     clients["means"] = LanguageMeans(clients["vectors"], settings.query_stats_ttl_s)
-    clients["params"] = ScoringParams(
-        question_weight=settings.query_question_weight, qa_prior=settings.query_qa_prior,
-        min_content_chars=settings.query_min_content_chars, debias=settings.query_language_debias,
-        keyword_weight=settings.query_keyword_weight)
+    clients["params"] = ScoringParams.from_settings(settings)
     clients["keywords"] = KeywordIndex(clients["vectors"], load_lexicon(), settings.query_stats_ttl_s)
     try:  # build the keyword index before the first query (Chroma may still be starting)
         await asyncio.to_thread(clients["keywords"].refresh)

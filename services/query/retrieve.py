@@ -16,7 +16,7 @@ from services.query.renditions import Ranked, collapse
 from services.query.schemas import Rendition, Source
 from services.query.scoring import Candidate, ScoringParams, score_candidates
 from services.query.vector_cache import VectorCache
-from shared.chunkview import chunk_view
+from shared.chunkview import chunk_view, page_pdf_of
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.textnorm import normalize_for_search
@@ -98,11 +98,11 @@ def _rows(res: dict[str, Any], nested: bool) -> list[tuple[str, str, dict[str, A
 
 def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[float]], n: int,
                       filters: dict[str, Any], cache: VectorCache | None = None,
-                      extra: dict[str, dict[str, Any]] | None = None,
+                      extra_ids: list[str] | None = None,
                       known: Callable[[list[str]], dict[str, dict[str, Any]]] | None = None) -> list[Candidate]:
     """Top-``n`` chunks and top-``n`` question lines per language (``query_vecs``: language →
     the query vector to search that language with; key ``None`` = no language filter) plus the
-    chunks of ``extra`` (id → stored metadata: the best keyword matches), merged by chunk id.
+    chunks ``extra_ids`` (the best keyword matches), merged by chunk id.
 
     The searches return ids only; metadata comes from ``known`` (id list → metadata of the ids
     it holds: the keyword index's copy) and, for ids it does not hold, from one Chroma ``get``
@@ -110,15 +110,13 @@ def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[fl
     ``cache`` when it holds them (keyed by id and ``vector_sha``/``question_sha``), else from
     Chroma. Candidates carry no text yet (``text=""``)."""
     cache = cache if cache is not None else VectorCache(0)
-    found: dict[str, None] = {}  # ordered set of chunk ids
+    found: dict[str, None] = dict.fromkeys(extra_ids or [])  # ordered set of chunk ids
     searches = [(kind, qv, build_where(lang=lang, **filters))
                 for lang, qv in query_vecs.items() for kind in ("chunks", "questions")]
     for kind, qv, where in searches:
         res = vectors.query_vectors(kind, qv, n, where, metadata=False)
         found.update(dict.fromkeys((res.get("ids") or [[]])[0]))
-    metas: dict[str, dict[str, Any]] = dict(extra or {})
-    wanted = [cid for cid in found if cid not in metas]
-    metas.update(known(wanted) if known is not None and wanted else {})
+    metas: dict[str, dict[str, Any]] = known(list(found)) if known is not None and found else {}
     missing = [cid for cid in found if cid not in metas]
     if missing:  # not in the keyword index yet (indexed in the last seconds)
         for cid, _, meta, _ in _rows(vectors.collection.get(ids=missing, include=["metadatas"]), nested=False):
@@ -145,10 +143,9 @@ def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[fl
             for cid in metas if ("chunks", cid) in vecs]
 
 
-def keyword_candidates(hits: KeywordHits, n: int) -> dict[str, dict[str, Any]]:
-    """The ``n`` best keyword matches, best first: chunk id → stored metadata."""
-    best = sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]
-    return {cid: hits.metas.get(cid, {}) for cid, _ in best}
+def keyword_candidates(hits: KeywordHits, n: int) -> list[str]:
+    """The ids of the ``n`` best keyword matches, best first."""
+    return [cid for cid, _ in sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]]
 
 
 async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
@@ -202,7 +199,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
     texts = dict(zip(got["ids"], got["documents"] or [], strict=False))
     kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts[c.chunk_id] or "", c,
-                            has_page=_has_page_pdf(c.meta))
+                            has_page=page_pdf_of(c.meta) is not None)
                      for c in ranked if c.chunk_id in texts],  # absent: deleted since the index was built
                     k, duplicate_threshold)
     out = []
@@ -212,9 +209,3 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
         out.append((to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also), r.text))
     return out
-
-
-def _has_page_pdf(meta: dict[str, Any]) -> bool:
-    """Whether the chunk's page can be opened as a one-page PDF (a PDF paper's page)."""
-    page = meta.get("page_number")
-    return meta.get("file_type") == "pdf" and isinstance(page, int) and page >= 1

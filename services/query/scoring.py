@@ -56,6 +56,13 @@ class ScoringParams:
     min_content_chars: int = 40
     debias: bool = True
 
+    @classmethod
+    def from_settings(cls, s: Any) -> "ScoringParams":
+        """The ``QUERY_*`` values of a ``shared.settings.Settings``."""
+        return cls(question_weight=s.query_question_weight, qa_prior=s.query_qa_prior,
+                   keyword_weight=s.query_keyword_weight, min_content_chars=s.query_min_content_chars,
+                   debias=s.query_language_debias)
+
 
 def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.ndarray],
                      candidates: list[Candidate], params: ScoringParams) -> list[Candidate]:

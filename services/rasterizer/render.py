@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -18,6 +20,24 @@ def _open(pdf_bytes: bytes) -> pdfium.PdfDocument:
         raise ValueError(f"not a readable PDF: {e}") from e
 
 
+@contextmanager
+def _page(pdf_bytes: bytes, page: int) -> Iterator[pdfium.PdfPage]:
+    """1-based ``page`` of the PDF, closed (with its document) on exit.
+
+    Raises ``ValueError`` for an unreadable PDF or a page out of range."""
+    doc = _open(pdf_bytes)
+    try:
+        if not 1 <= page <= len(doc):
+            raise ValueError(f"page {page} out of range 1..{len(doc)}")
+        p = doc[page - 1]
+        try:
+            yield p
+        finally:
+            p.close()
+    finally:
+        doc.close()
+
+
 def render_png(pdf_bytes: bytes, page: int = 1, dpi: int = 150) -> bytes:
     """Render 1-based ``page`` of a PDF at ``dpi`` dots per inch; returns PNG bytes.
 
@@ -25,17 +45,8 @@ def render_png(pdf_bytes: bytes, page: int = 1, dpi: int = 150) -> bytes:
     """
     if dpi < 1:
         raise ValueError("dpi must be positive")
-    doc = _open(pdf_bytes)
-    try:
-        if not 1 <= page <= len(doc):
-            raise ValueError(f"page {page} out of range 1..{len(doc)}")
-        p = doc[page - 1]
-        try:
-            image = p.render(scale=dpi / 72).to_pil()
-        finally:
-            p.close()
-    finally:
-        doc.close()
+    with _page(pdf_bytes, page) as p:
+        image = p.render(scale=dpi / 72).to_pil()
     buf = io.BytesIO()
     image.save(buf, format="PNG", optimize=False)
     return buf.getvalue()
@@ -45,17 +56,8 @@ def may_hold_table(pdf_bytes: bytes, page: int = 1) -> bool:
     """True when 1-based ``page`` draws at least ``MIN_PATHS_FOR_TABLE`` vector paths (ruled
     tables are drawn with paths) — a cheap pre-filter for sending a born-digital page to the
     vision LLM. Raises ``ValueError`` for an unreadable PDF or a page out of range."""
-    doc = _open(pdf_bytes)
-    try:
-        if not 1 <= page <= len(doc):
-            raise ValueError(f"page {page} out of range 1..{len(doc)}")
-        p = doc[page - 1]
-        try:
-            n = sum(1 for _ in p.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=2))
-        finally:
-            p.close()
-    finally:
-        doc.close()
+    with _page(pdf_bytes, page) as p:
+        n = sum(1 for _ in p.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=2))
     return n >= MIN_PATHS_FOR_TABLE
 
 

@@ -114,7 +114,7 @@ async def process_page(work: PageWork) -> PageResult | None:
     answer, error, cached = await vision_answer(work)
     assert plumber is not None
     result = await asyncio.to_thread(build_page_result, pdf, work.page_number, text, scanned, answer, error,
-                                     1, plumber.extract)
+                                     extract=plumber.extract)
     result.vision_cached = cached
     if result.vision_reject_reason:
         VISION_VALIDATION_FAILURES.labels(result.vision_reject_reason).inc()

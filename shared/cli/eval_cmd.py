@@ -25,7 +25,7 @@ from typing import Any
 
 from shared.cli import api
 from shared.cli.eval_corpus import EvalQuery, document_files, load_queries, sha256_file
-from shared.cli.eval_metrics import group_results
+from shared.cli.eval_metrics import group_results, hit_rank
 from shared.lang import detect_language
 
 STRATEGY = "question"
@@ -105,10 +105,7 @@ async def run_queries(client: Any, queries: list[EvalQuery], records: dict[str, 
         async with sem:
             resp = await api.call(client, "POST", f"{api.API}/query", json={"question": text, "top_k": TOP_K})
         sources = resp.get("sources", [])
-        rank = next((n for n, s in enumerate(sources, start=1)
-                     if str(s.get("question_id")) == q.expected_qa_id
-                     and ({s.get("document_id")} | {r.get("document_id") for r in s.get("also_in") or []}) & expected),
-                    None)
+        rank = hit_rank(sources, expected, q.expected_qa_id)
         main_doc = records.get(q.files[0], {}).get("document_id")
         return {"query": q.query, "asked": text, "variant": variant, "file": q.source, "kind": q.kind,
                 "expected_qa_id": q.expected_qa_id, "query_lang": q.lang or detect_language(q.query),

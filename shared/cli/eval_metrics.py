@@ -13,6 +13,17 @@ from typing import Any
 KS: tuple[int, ...] = (1, 3, 5)
 
 
+def hit_rank(sources: list[dict[str, Any]], expected_documents: set[str], qa_id: str) -> int | None:
+    """1-based position of the first source that is the expected Q&A pair (``question_id``) of
+    one of ``expected_documents`` — itself or through a rendition collapsed into it
+    (``also_in``); ``None`` when none is."""
+    for n, s in enumerate(sources, start=1):
+        docs = {s.get("document_id")} | {r.get("document_id") for r in s.get("also_in") or []}
+        if str(s.get("question_id")) == qa_id and docs & expected_documents:
+            return n
+    return None
+
+
 def summarize(ranks: list[int | None]) -> dict[str, float | int]:
     """``{"n", "R@1", "R@3", "R@5", "MRR@10"}`` for a list of ranks (values 0..1; ``n`` = count)."""
     n = len(ranks)

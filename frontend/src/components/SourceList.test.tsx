@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { screen, within } from '@testing-library/react';
 import { SourceList } from './SourceList';
-import { renderWithProviders } from '../test/utils';
+import { makeSource, renderWithProviders } from '../test/utils';
 import type { Source } from '../types';
 
-function makeSource(overrides: Partial<Source> = {}): Source {
-  return {
-    chunk_id: 'doc-1_2',
-    document_id: 'doc-1',
-    filename: 'budget.pdf',
-    page_number: 3,
-    score: 0.87654,
-    snippet: 'The allocation for Q4 is $12 million.',
-    pdf_url: '/api/v1/documents/doc-1/pages/3.pdf',
-    strategy_type: 'token',
-    ...overrides,
-  };
-}
 
 function renderCards(sources: Source[]) {
   renderWithProviders(<SourceList sources={sources} />);

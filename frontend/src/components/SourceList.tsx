@@ -1,4 +1,4 @@
-import { Fragment } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { Anchor, Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import type { MatchedBy, Rendition, Source } from '../types';
 import { formatScore, pageRangeLabel } from '../lib/format';
@@ -44,6 +44,27 @@ function renditionLabel(rendition: Rendition): string {
   return rendition.page_number != null ? `${name} p. ${rendition.page_number}` : name;
 }
 
+/** A link opening a one-page PDF in a new tab; its accessible name says what and which page. */
+function PdfLink({ href, size, what, page, children }: {
+  href: string;
+  size: 'xs' | 'sm';
+  what: string;
+  page?: number | null;
+  children: ReactNode;
+}) {
+  return (
+    <Anchor
+      href={href}
+      target="_blank"
+      rel="noopener noreferrer"
+      size={size}
+      aria-label={`Open ${what}${page != null ? `, page ${page}` : ''} (opens in a new tab)`}
+    >
+      {children}
+    </Anchor>
+  );
+}
+
 function AlsoIn({ renditions }: { renditions: Rendition[] }) {
   return (
     <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
@@ -54,17 +75,14 @@ function AlsoIn({ renditions }: { renditions: Rendition[] }) {
           <Fragment key={`${rendition.chunk_id}-${i}`}>
             {i > 0 ? ', ' : null}
             {rendition.pdf_url ? (
-              <Anchor
+              <PdfLink
                 href={rendition.pdf_url}
-                target="_blank"
-                rel="noopener noreferrer"
                 size="xs"
-                aria-label={`Open ${rendition.filename || rendition.document_id}${
-                  rendition.page_number != null ? `, page ${rendition.page_number}` : ''
-                } (opens in a new tab)`}
+                what={rendition.filename || rendition.document_id}
+                page={rendition.page_number}
               >
                 {label}
-              </Anchor>
+              </PdfLink>
             ) : (
               label
             )}
@@ -116,17 +134,14 @@ export function SourceList({ sources }: { sources: Source[] }) {
                     Score {formatScore(source.score)}
                   </Badge>
                   {source.pdf_url ? (
-                    <Anchor
+                    <PdfLink
                       href={source.pdf_url}
-                      target="_blank"
-                      rel="noopener noreferrer"
                       size="sm"
-                      aria-label={`Open page PDF for ${source.filename}${
-                        source.page_number != null ? `, page ${source.page_number}` : ''
-                      } (opens in a new tab)`}
+                      what={`page PDF for ${source.filename}`}
+                      page={source.page_number}
                     >
                       Open page PDF
-                    </Anchor>
+                    </PdfLink>
                   ) : null}
                 </Group>
               </Group>

@@ -7,7 +7,7 @@ import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { vi } from 'vitest';
 import { theme } from '../providers';
-import type { ChunkInfo, DocumentInfo } from '../types';
+import type { ChunkInfo, DocumentInfo, Source } from '../types';
 
 export function renderWithProviders(ui: ReactElement, { route = '/' }: { route?: string } = {}) {
   const queryClient = new QueryClient({
@@ -160,6 +160,21 @@ export function makeQaChunk(overrides: Partial<ChunkInfo> = {}): ChunkInfo {
     source_page_range: [5, 7],
     answer_contains_table: true,
     has_table: true,
+    ...overrides,
+  };
+}
+
+/** A token-strategy source on page 3 of budget.pdf, with ``overrides`` applied. */
+export function makeSource(overrides: Partial<Source> = {}): Source {
+  return {
+    chunk_id: 'doc-1_2',
+    document_id: 'doc-1',
+    filename: 'budget.pdf',
+    page_number: 3,
+    score: 0.87654,
+    snippet: 'The allocation for Q4 is $12 million.',
+    pdf_url: '/api/v1/documents/doc-1/pages/3.pdf',
+    strategy_type: 'token',
     ...overrides,
   };
 }
