@@ -28,17 +28,23 @@ def settings(stack):
 
 @pytest.fixture(scope="module")
 def svc(settings):
-    """The three worker modules with their clients created as their lifespans would."""
+    """The three worker modules, their stages handed real clients (as their lifespans would)."""
     parser = importlib.import_module("services.parser.main")
     splitter = importlib.import_module("services.splitter.main")
     embedder = importlib.import_module("services.embedder.main")
-    for m in (parser, splitter, embedder):
-        m.settings = settings
-        m.store = ObjectStore(settings)
-        m.store.ensure_bucket()
-    embedder.vectors = VectorStore(settings)
-    embedder.embedder = EmbeddingClient(settings)
+    store = ObjectStore(settings)
+    store.ensure_bucket()
+    parser.stage.provide(settings=settings, store=store)
+    splitter.settings, splitter.store = settings, store
+    embedder.stage.provide(settings=settings, store=store, vectors=VectorStore(settings),
+                           embedder=EmbeddingClient(settings))
     return parser, splitter, embedder
+
+
+@pytest.fixture(scope="module")
+def store(svc) -> ObjectStore:
+    """The object store the stages were handed."""
+    return svc[0].stage.client("store")
 
 
 def register(store: ObjectStore, data: bytes) -> str:
@@ -55,81 +61,82 @@ def uploaded(doc_id: str, name: str, strategy: str = "question") -> DocumentUplo
                             upload_date="2026-11-29T00:00:00+00:00")
 
 
-async def test_parser_stores_pages_and_emits_parsed(svc):
+async def test_parser_stores_pages_and_emits_parsed(svc, store):
     parser, _, _ = svc
-    doc_id = register(parser.store, (FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf").read_bytes())
-    async with TestKafkaBroker(parser.broker) as br:
+    doc_id = register(store, (FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf").read_bytes())
+    async with TestKafkaBroker(parser.stage.broker) as br:
         await br.publish(uploaded(doc_id, "B.pdf"), topics.UPLOADED)
         await br.publish(uploaded(doc_id, "B.pdf"), topics.UPLOADED)   # redelivery
-        assert parser.pubs.output.mock.call_count == 2
-        out = DocumentParsed.model_validate(parser.pubs.output.mock.call_args.args[0])
+        assert parser.stage.pubs.output.mock.call_count == 2
+        out = DocumentParsed.model_validate(parser.stage.pubs.output.mock.call_args.args[0])
     assert out.page_count == 5 and out.file_type == "pdf" and out.strategy == "question"
-    keys = sorted(parser.store.list_keys(storage.page_pdf_prefix(doc_id)))
+    keys = sorted(store.list_keys(storage.page_pdf_prefix(doc_id)))
     assert len(keys) == 5                                                  # overwritten, not doubled
-    assert parser.store.exists(out.pages_key)
+    assert store.exists(out.pages_key)
 
 
-async def test_parser_fails_bad_input_without_retry_or_output(svc):
+async def test_parser_fails_bad_input_without_retry_or_output(svc, store):
     parser, _, _ = svc
-    doc_id = register(parser.store, (BAD / "C08c_user_password_required.pdf").read_bytes())
-    async with TestKafkaBroker(parser.broker) as br:
+    doc_id = register(store, (BAD / "C08c_user_password_required.pdf").read_bytes())
+    async with TestKafkaBroker(parser.stage.broker) as br:
         await br.publish(uploaded(doc_id, "locked.pdf"), topics.UPLOADED)
-        parser.pubs.output.mock.assert_not_called()
-        parser.pubs.dead_letter.mock.assert_not_called()
-        last = parser.pubs.progress.mock.call_args.args[0]
+        parser.stage.pubs.output.mock.assert_not_called()
+        parser.stage.pubs.dead_letter.mock.assert_not_called()
+        last = parser.stage.pubs.progress.mock.call_args.args[0]
     assert last["status"] == "failed" and "password" in last["error"].lower()
 
 
 async def test_parser_skips_deleted_document(svc):
     parser, _, _ = svc
     doc_id = uuid.uuid4().hex          # no manifest: deleted before the event was handled
-    async with TestKafkaBroker(parser.broker) as br:
+    async with TestKafkaBroker(parser.stage.broker) as br:
         await br.publish(uploaded(doc_id, "gone.pdf"), topics.UPLOADED)
-        parser.pubs.output.mock.assert_not_called()
-        parser.pubs.progress.mock.assert_not_called()
+        parser.stage.pubs.output.mock.assert_not_called()
+        parser.stage.pubs.progress.mock.assert_not_called()
 
 
-async def test_splitter_and_embedder_are_idempotent(svc, settings):
+async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
     parser, splitter, embedder = svc
-    doc_id = register(parser.store, (FIXTURES / "E_基礎設施.txt").read_bytes())
-    async with TestKafkaBroker(parser.broker) as br:
+    doc_id = register(store, (FIXTURES / "E_基礎設施.txt").read_bytes())
+    async with TestKafkaBroker(parser.stage.broker) as br:
         await br.publish(uploaded(doc_id, "E.txt"), topics.UPLOADED)
-        parsed = parser.pubs.output.mock.call_args.args[0]
+        parsed = parser.stage.pubs.output.mock.call_args.args[0]
     async with TestKafkaBroker(splitter.broker) as br:
         await br.publish(DocumentParsed.model_validate(parsed), settings.splitter_input_topic)
         chunked = DocumentChunked.model_validate(splitter.pubs.output.mock.call_args.args[0])
-    chunk_set = ChunkSet.model_validate(splitter.store.get_json(chunked.chunks_key))
+    chunk_set = ChunkSet.model_validate(store.get_json(chunked.chunks_key))
     assert chunked.strategy_used == "question" and chunked.chunk_count == len(chunk_set.chunks)
     assert {c.metadata.get("question_id") for c in chunk_set.chunks} >= {"A1", "D7", "O4"}
-    async with TestKafkaBroker(embedder.broker) as br:
+    async with TestKafkaBroker(embedder.stage.broker) as br:
         await br.publish(chunked, topics.CHUNKED)
         await br.publish(chunked, topics.CHUNKED)                          # redelivery
-        final = embedder.pubs.progress.mock.call_args.args[0]
+        final = embedder.stage.pubs.progress.mock.call_args.args[0]
     assert final["status"] == "indexed" and final["chunk_count"] == chunked.chunk_count
-    assert embedder.vectors.count_document(doc_id) == chunked.chunk_count  # no duplicates
-    embedder.vectors.delete_document(doc_id)
+    assert embedder.stage.client('vectors').count_document(doc_id) == chunked.chunk_count  # no duplicates
+    embedder.stage.client('vectors').delete_document(doc_id)
 
 
-async def test_embedder_dead_letters_after_bounded_retries(svc, settings):
+async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store):
     parser, splitter, embedder = svc
-    doc_id = register(parser.store, b"x")
+    doc_id = register(store, b"x")
     cs = ChunkSet(document_id=doc_id, filename="t.txt", strategy="token", strategy_used="token",
                   file_type="txt", chunks=[{"chunk_index": 0, "text": "立法會 test"}])
-    parser.store.put_json(storage.chunks_key(doc_id), cs)
-    good = embedder.embedder
-    embedder.embedder = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1"))  # nothing listens
-    embedder.embedder.client = embedder.embedder.client.with_options(max_retries=0, timeout=2)
+    store.put_json(storage.chunks_key(doc_id), cs)
+    good = embedder.stage.client("embedder")
+    down = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1"))  # nothing listens
+    down.client = down.client.with_options(max_retries=0, timeout=2)
+    embedder.stage.provide(embedder=down)
     try:
-        async with TestKafkaBroker(embedder.broker) as br:
+        async with TestKafkaBroker(embedder.stage.broker) as br:
             await br.publish(DocumentChunked(document_id=doc_id, filename="t.txt", strategy="token",
                                              strategy_used="token", file_type="txt", page_count=1,
                                              chunks_key=storage.chunks_key(doc_id), chunk_count=1),
                              topics.CHUNKED)
-            dead = embedder.pubs.dead_letter.mock.call_args.args[0]
-            last = embedder.pubs.progress.mock.call_args.args[0]
+            dead = embedder.stage.pubs.dead_letter.mock.call_args.args[0]
+            last = embedder.stage.pubs.progress.mock.call_args.args[0]
     finally:
-        embedder.embedder = good
+        embedder.stage.provide(embedder=good)
     assert dead["attempts"] == settings.handler_max_attempts and dead["source_topic"] == topics.CHUNKED
     assert dead["payload"]["document_id"] == doc_id
     assert last["status"] == "failed" and "dead-letter" in last["error"]
-    assert embedder.vectors.count_document(doc_id) == 0
+    assert embedder.stage.client('vectors').count_document(doc_id) == 0

@@ -1,0 +1,208 @@
+"""The scaffold every FastStream worker service is built on: one ``Stage`` per service.
+
+A ``Stage`` owns, for one service:
+
+* the broker (``shared.kafka.make_broker``) and the stage's publishers (output topic, progress,
+  dead letters);
+* the clients the handlers need (MinIO, Chroma, the embeddings endpoint ...), opened once in the
+  app's lifespan by the service's ``clients`` factory and put into FastStream's context, from which
+  handlers receive them as parameters (``store: StoreDep``) — tests hand in fakes or real clients
+  with :meth:`Stage.provide` instead of patching module globals;
+* the consumer contract (:meth:`Stage.run`): skip documents deleted or replaced meanwhile (their
+  manifest is gone), bounded retries, dead-letter topic, ``failed`` with a human-readable reason;
+* progress events (:meth:`Stage.progress`).
+
+A service's ``main.py`` is then only wiring::
+
+    stage = Stage("parser", progress_stage="parsing", output_topic=topics.PARSED, clients=open_clients)
+
+    @stage.subscriber(topics.UPLOADED)
+    async def on_uploaded(event: DocumentUploaded, store: StoreDep) -> None:
+        parsed = await stage.run(event, topics.UPLOADED, lambda: parse_and_store(event, store, stage))
+        if parsed is not None:
+            await stage.emit(parsed)
+
+    app = stage.app
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Annotated, Any, TypeVar
+
+from faststream import AckPolicy, Context
+from faststream.asgi import AsgiFastStream
+from faststream.kafka import KafkaBroker
+
+from shared import storage, topics
+from shared.errors import DocumentError
+from shared.events import DeadLetter, EventBase, ProgressEvent, Stage as StageName, Status
+from shared.kafka import StagePublishers, make_broker, stage_publishers
+from shared.metrics import DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
+from shared.settings import Settings, get_settings
+from shared.storage import ObjectStore, open_store
+from shared.worker import make_app
+
+log = logging.getLogger("legco.stage")
+T = TypeVar("T")
+
+ClientFactory = Callable[[Settings], AbstractAsyncContextManager[dict[str, Any]]]
+"""Opens a service's clients for the lifetime of the process: ``settings → {name: client}``."""
+
+StoreDep = Annotated[ObjectStore, Context("store")]
+"""Handler parameter: the MinIO object store opened in the lifespan."""
+
+SettingsDep = Annotated[Settings, Context("settings")]
+"""Handler parameter: the service's settings."""
+
+
+@asynccontextmanager
+async def store_only(settings: Settings) -> AsyncIterator[dict[str, Any]]:
+    """The default client factory: the MinIO object store (bucket ensured) as ``store``."""
+    yield {"store": await open_store(settings)}
+
+
+class Stage:
+    """One worker service's broker, publishers, clients and consumer contract.
+
+    Args:
+        service: service name (Kafka client id, default consumer group, metrics app name).
+        progress_stage: the stage name users see in progress events and failure reasons
+            (``"parsing"``, ``"tables"``, ``"splitting"``, ``"embedding"``).
+        output_topic: the topic :meth:`emit` publishes to (``None``: the stage emits nothing).
+        clients: opens the handlers' clients in the lifespan (default: the object store only).
+        settings: defaults to the process settings (``get_settings()``).
+        group: consumer group of :meth:`subscriber` (default ``service``).
+    """
+
+    def __init__(self, service: str, *, progress_stage: StageName, output_topic: str | None = None,
+                 clients: ClientFactory = store_only, settings: Settings | None = None,
+                 group: str | None = None) -> None:
+        self.service = service
+        self.progress_stage: StageName = progress_stage
+        self.group = group or service
+        self._settings = settings or get_settings()
+        self._clients = clients
+        self.broker: KafkaBroker = make_broker(self._settings, service)
+        self.pubs: StagePublishers = stage_publishers(self.broker, output_topic)
+        self.app: AsgiFastStream = make_app(self.broker, lifespan=self._lifespan)
+        self.provide(settings=self._settings)
+
+    # --- clients ------------------------------------------------------------------------
+    @property
+    def settings(self) -> Settings:
+        """The settings handed to the handlers (see :meth:`provide`)."""
+        return self.client("settings")
+
+    def provide(self, **clients: Any) -> None:
+        """Put clients into the broker's context, where handlers receive them by name (the
+        lifespan does this with the ``clients`` factory's result; tests call it directly)."""
+        for name, value in clients.items():
+            self.broker.context.set_global(name, value)
+        if "settings" in clients:
+            self._settings = clients["settings"]
+
+    def client(self, name: str) -> Any:
+        """A client put into the context by :meth:`provide`. Raises ``KeyError`` if none."""
+        value = self.broker.context.get(name)
+        if value is None:
+            raise KeyError(f"{self.service}: no client {name!r} was provided")
+        return value
+
+    @asynccontextmanager
+    async def _lifespan(self) -> AsyncIterator[None]:
+        async with self._clients(self._settings) as clients:
+            self.provide(**clients)
+            yield
+
+    # --- subscriptions ------------------------------------------------------------------
+    def subscriber(self, topic: str, *, group: str | None = None, **kwargs: Any) -> Any:
+        """``broker.subscriber`` under the contract: the stage's consumer group, offsets
+        committed after the handler returned, one record per poll (a document's work is long)."""
+        kwargs.setdefault("max_poll_records", 1)
+        return self.broker.subscriber(topic, group_id=group or self.group, ack_policy=AckPolicy.ACK, **kwargs)
+
+    async def emit(self, event: EventBase) -> None:
+        """Publish ``event`` to the stage's output topic, keyed by document id."""
+        await self.pubs.emit(event)
+
+    async def progress(self, event: EventBase, *, stage: StageName | None = None,
+                       status: Status = "processing", **fields: Any) -> None:
+        """Publish a ``ProgressEvent`` for ``event``'s document (``stage`` defaults to this
+        stage; ``fields`` are further ``ProgressEvent`` fields, e.g. ``pages_done``)."""
+        fields.setdefault("filename", getattr(event, "filename", "") or "")
+        await self.pubs.report(ProgressEvent(document_id=event.document_id, department=event.department,
+                                             stage=stage or self.progress_stage, status=status, **fields))
+
+    # --- the consumer contract ------------------------------------------------------------
+    async def document_exists(self, document_id: str) -> bool:
+        """True while the document's manifest is in MinIO (it is gone once deleted or replaced)."""
+        store: ObjectStore = self.client("store")
+        return await asyncio.to_thread(store.exists, storage.manifest_key(document_id))
+
+    async def run(self, event: EventBase, topic: str, work: Callable[[], Awaitable[T]], *,
+                  check_exists: bool = True) -> T | None:
+        """Run one handler's ``work`` under the consumer contract.
+
+        * ``None`` without calling ``work`` when the document was deleted or replaced
+          (``check_exists``);
+        * a ``DocumentError`` fails the document at once with its reason;
+        * any other exception is retried ``handler_max_attempts`` times with exponential backoff
+          (``handler_retry_base_s`` seconds, doubling), then the event goes to the dead-letter
+          topic and the document is failed with a reason. Nothing propagates: the consume loop
+          never dies on a handler error.
+
+        Args:
+            event: the consumed event; topic: the topic it came from (for the dead letter).
+            work: the handler body; its result is returned.
+
+        Returns:
+            ``work()``'s result, or ``None`` when the document is gone or was failed.
+        """
+        if check_exists and not await self.document_exists(event.document_id):
+            return None
+        settings = self.settings
+        start = time.perf_counter()
+        attempts = settings.handler_max_attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                result = await work()
+                STAGE_LATENCY.labels(self.progress_stage).observe(time.perf_counter() - start)
+                DOCUMENTS.labels(self.progress_stage, "ok").inc()
+                return result
+            except DocumentError as e:
+                await self.fail(event, e.reason, e.code)
+                return None
+            except Exception as e:  # transient or a bug: bounded retries, then dead-letter
+                log.exception("%s failed on %s (attempt %d/%d)", self.progress_stage, event.document_id,
+                              attempt, attempts)
+                if attempt < attempts:
+                    RETRIES.labels(self.progress_stage).inc()
+                    await asyncio.sleep(settings.handler_retry_base_s * 2 ** (attempt - 1))
+                    continue
+                await self.dead_letter(event, topic, e, attempts)
+                return None
+        return None
+
+    async def dead_letter(self, event: EventBase, topic: str, error: Exception, attempts: int) -> None:
+        """Move ``event`` to the dead-letter topic and fail its document with a reason."""
+        reason = (f"The {self.progress_stage} stage failed {attempts} times ({type(error).__name__}: "
+                  f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
+        await self.pubs.dead_letter.publish(
+            DeadLetter(document_id=event.document_id, department=event.department, source_topic=topic,
+                       consumer_group=self.group, reason=str(error)[:2000], error_type=type(error).__name__,
+                       attempts=attempts, payload=event.model_dump(mode="json")),
+            key=event.document_id.encode())
+        await self.fail(event, reason, "internal")
+
+    async def fail(self, event: EventBase, reason: str, code: str) -> None:
+        """Mark a document failed: count it and publish a terminal progress event with ``reason``."""
+        FAILURES.labels(self.progress_stage, code).inc()
+        DOCUMENTS.labels(self.progress_stage, "failed").inc()
+        await self.progress(event, stage="failed", status="failed", error=reason)
+
+
+__all__ = ["ClientFactory", "SettingsDep", "Stage", "StoreDep", "store_only", "topics"]
