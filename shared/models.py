@@ -70,7 +70,7 @@ class Chunk(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def chunk_id(self, document_id: str) -> str:
-        """Deterministic id ``{document_id}_{chunk_index}`` (seed 002 format): a redelivered
+        """Deterministic id ``{document_id}_{chunk_index}`` : a redelivered
         event upserts the same ids instead of adding duplicates."""
         return f"{document_id}_{self.chunk_index}"
 

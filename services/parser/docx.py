@@ -2,8 +2,8 @@
 
 python-docx opens the package and gives the part XML; the walk over the body is our own
 because python-docx's ``paragraph.text``/``cell.text`` miss text boxes, content controls
-(w:sdt), tracked insertions and nested tables, and ``row.cells`` repeats merged cells
-(corpus cases C12/C13). Rules (ECMA-376 Part 1, 17.3-17.4):
+(w:sdt), tracked insertions and nested tables, and ``row.cells`` repeats merged cells.
+Rules (ECMA-376 Part 1, 17.3-17.4):
 
 * ``w:t`` text, ``w:tab`` -> TAB, ``w:br``/``w:cr`` -> newline, ``w:noBreakHyphen`` -> "-";
 * deleted (``w:del``/``w:delText``, ``w:moveFrom``) and field-code (``w:instrText``) text is
@@ -18,7 +18,7 @@ because python-docx's ``paragraph.text``/``cell.text`` miss text boxes, content 
   and endnotes are referenced as ``[^n]`` and listed after the body (GFM footnote syntax).
 
 Before python-docx parses anything, the ZIP directory is checked against the size limits,
-so a decompression bomb (G08) is rejected in milliseconds with bounded memory.
+so a decompression bomb is rejected in milliseconds with bounded memory.
 """
 from __future__ import annotations
 

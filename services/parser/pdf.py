@@ -1,8 +1,8 @@
 """Per-page text of a PDF: pypdf first, pypdfium2 as fallback, scan and garble detection.
 
 Why pypdf first: on the corpus both reach the same truth-string recall, but pypdfium2's
-failures are silent (text repeated 21x on a self-referencing form, C16b; characters dropped
-from Big5 CID text, C01b; spaces between English words lost in browser-printed PDFs)
+failures are silent (text repeated 21x on a self-referencing form XObject; characters dropped
+from Big5 CID text; spaces between English words lost in browser-printed PDFs)
 while pypdf's one failure (whole pages of mis-decoded CJK in hk_policy_address_2019_zh.pdf)
 is caught by ``garble_score`` and repaired page by page from pypdfium2. pypdfium2 is ~7x
 faster, but pypdf's ~55 pages/s is ample for briefing papers. Figures: README.md and

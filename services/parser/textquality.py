@@ -89,12 +89,12 @@ class GarbleReport:
 def garble_score(text: str, check_scripts: bool = True) -> GarbleReport:
     """Score ``text`` (already ``\\r``-free or not; CR is ignored) for extraction garbage.
 
-    The signals are the ones seen on PDFs whose fonts lack a Unicode mapping (corpus case
-    C01d): pypdf/pypdfium2 emit raw glyph ids as C0 control characters, pdfminer emits
+    The signals are the ones seen on PDFs whose fonts lack a Unicode mapping (no
+    ``ToUnicode`` and no usable CMap): pypdf/pypdfium2 emit raw glyph ids as C0 control characters, pdfminer emits
     ``(cid:N)``; broken decoders emit U+FFFD; fonts an extractor mis-decodes turn CJK into
     letters of scripts a HK paper does not use (Arabic, Syriac, IPA, Indic...; see
-    ``_EXPECTED_RANGES``). This follows the "garble score" idea of the corpus MANIFEST
-    (share of impossible characters); the threshold is tuned on the corpus.
+    ``_EXPECTED_RANGES``). The score is the share of impossible characters; the threshold is
+    tuned on the test corpus.
     ``check_scripts=False`` skips the script test (for text known to be decoded correctly,
     e.g. strict UTF-8, where any script is genuine).
     """

@@ -1,6 +1,6 @@
 """Nested follow-ups (``[如被追問…]``, ``[如追問…]``, ``[If pressed: …]``) and internal-reference
-brackets (``[內部參考…]``, ``[內部補充資料…]``, ``[For internal reference: …]``) inside an answer
-(seed 000 "Answer content complexity", Sub-Phase 8.6)."""
+brackets (``[內部參考…]``, ``[內部補充資料…]``, ``[For internal reference: …]``) inside an answer:
+they belong to the answer they sit in."""
 from __future__ import annotations
 
 from services.splitter import markers as mk

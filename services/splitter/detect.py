@@ -1,7 +1,6 @@
 """Find Q&A items in a cleaned body and detect the document's Q&A style.
 
-Sources: seed 000 "Algorithm Detail: Q&A Boundary Detection" (regex pass first, LLM only
-verifies), corpus README (marker variants).  The pairing rules live in
+A regex pass comes first; an LLM may only verify its boundaries.  The pairing rules live in
 :mod:`qa_chinese`, :mod:`qa_english` and :mod:`qa_others`; this module turns lines into
 :class:`Item` spans, attaches heading blocks (topic lines, 備用問答) to the following
 item and decides where every item ends (where the next item's heading block starts).

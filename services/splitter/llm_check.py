@@ -1,5 +1,5 @@
-"""Optional LLM check of ambiguous Q&A boundaries (seed 000 "Pass 2: LLM verification for
-edge cases").  Deterministic splitting always comes first; the LLM may only move the
+"""Optional LLM check of ambiguous Q&A boundaries (a second pass over edge cases only).
+Deterministic splitting always comes first; the LLM may only move the
 boundary between two adjacent items, and its reply is used only if it keeps every
 character of the text (see :func:`accept_reply`).
 """

@@ -1,5 +1,5 @@
-"""Line patterns for Q&A markers and headings (seed 000 "Key Structural Findings",
-corpus README).  All patterns apply to one stripped line of the cleaned body."""
+"""Line patterns for Q&A markers and headings (the marker variants LegCo papers use).
+All patterns apply to one stripped line of the cleaned body."""
 from __future__ import annotations
 
 import re

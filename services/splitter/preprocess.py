@@ -1,7 +1,6 @@
 """Page text → one clean body text with an exact character → page map.
 
-Steps per page (sources: seed 000 "Step 1 — Preprocess extracted text", corpus README
-"Known extraction quirks"):
+Steps per page (the extraction quirks they undo are listed with each step):
 
 1. :func:`shared.textnorm.normalize_text` (PUA HK characters, Word bullets, soft hyphens,
    ``\\r\\n``).

@@ -1,5 +1,5 @@
 """Chinese 問/答 pairs: ``問 A1：…`` … ``答 A1：…`` (ids A1, B12 or plain 1; colon ：, : or
-︰; spaces optional).  Seed 000 "Step 3 — Split by Q&A (Chinese style)", made line-based:
+︰; spaces optional), line-based:
 a question is a line starting with the 問 marker; its answer marker is the first 答 line
 with the same id before the next 問 marker.  A 問 marker without a matching 答 marker is
 kept (question ends at the first line ending in ？) and flagged ambiguous."""

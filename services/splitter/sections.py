@@ -1,7 +1,7 @@
 """Narrative parts of a Q&A document (發言要點, numbered policy sections 一、二、…, table of
 contents, text before the first question) become ``chunk_kind="section"`` chunks, so no
-body text is dropped (seed 000 "[Fallback] Sections with no Q&A → chunk by section headers
-(章節) or fall back to token-based").
+body text is dropped: parts without Q&A are chunked by their section headings (章節), and a
+document without any falls back to token chunks.
 
 A section starts at a heading line; a section longer than the token budget is cut into
 token windows without overlap (the spans tile the section exactly).

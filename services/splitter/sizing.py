@@ -1,5 +1,5 @@
-"""Split an over-long Q&A pair (seed 000 "[Size check] Oversized pairs → recursive split on
-\\n\\n → \\n; keep question + answer prefix together").
+"""Split an over-long Q&A pair: recursively at blank lines, then at line breaks, keeping the
+question and the start of the answer together.
 
 The answer is cut into blocks at line boundaries (PDF text has no blank lines, so every
 line is a paragraph candidate); consecutive markdown-table lines form one block that is

@@ -6,11 +6,10 @@ bundled copy of ``cl100k_base.tiktoken`` (hash-checked, ranks identical to OpenA
 cl100k_base).  Nothing is ever downloaded.
 
 Special-token text such as ``<|endoftext|>`` is encoded as ordinary text
-(``disallowed_special=()``), so user documents can never raise or inject control tokens
-(corpus case bad/C20).
+(``disallowed_special=()``), so user documents can never raise or inject control tokens.
 
 A cl100k token may hold only part of a UTF-8 character (rare CJK, emoji); decoding a
-token slice that cuts such a character yields U+FFFD (corpus case bad/C02).  The slicing
+token slice that cuts such a character yields U+FFFD.  The slicing
 helpers here therefore move every cut to the nearest character boundary *inside* the
 requested token budget.
 """

@@ -10,7 +10,7 @@ strategy.  Algorithm (classic LangChain-style token window, made character-safe)
    end the chunk right after the last one.
 3. The next chunk starts where the trailing ``overlap`` tokens of the previous chunk start
    (again a character offset), so overlaps never split a character and never contain
-   U+FFFD (corpus case bad/C02).
+   U+FFFD.
 
 Every window is a plain slice ``text[start:end]``; consecutive windows overlap by
 ``prev.end - next.start`` characters, so concatenating them with overlaps removed

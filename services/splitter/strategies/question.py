@@ -1,4 +1,4 @@
-"""Question strategy ("Chunked by question", seed 000 Feature 1).
+"""Question strategy ("Chunked by question": one chunk per question–answer pair).
 
 Pipeline: :func:`preprocess.build_body` (clean text + char→page map) →
 :func:`items.find_items` (regex/line rules per style) → optional LLM boundary check of

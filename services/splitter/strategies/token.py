@@ -1,10 +1,10 @@
 """Token strategy ("Chunked by token").
 
-* PDF: one chunk per page (seed 002 §3.2.2 "Page-Aware Chunking"):
+* PDF: one chunk per page (page-aware chunking, so every chunk maps to one source page):
   ``last N tokens of the previous page + page text + first N tokens of the next page``,
   N = ``settings.page_overlap_tokens`` (200); a page is never split.  Pages without text
-  (blank, bad/C06) produce no chunk, and the overlap is taken from the nearest page that
-  has text.  Overlaps are cut on character boundaries (no U+FFFD, bad/C02).
+  (blank pages) produce no chunk, and the overlap is taken from the nearest page that
+  has text.  Overlaps are cut on character boundaries (no U+FFFD).
 * DOCX/TXT: sliding windows of ``settings.chunk_size_tokens`` with
   ``settings.chunk_overlap_tokens`` overlap (see :mod:`services.splitter.windows`).
 """
