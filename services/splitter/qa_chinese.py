@@ -29,8 +29,6 @@ def find_chinese_items(text: str, lines: list[Line]) -> list[Item]:
             if am and mk.normalize_id(am.group(1)) == qid:
                 answer = (lines[k], am)
                 break
-            if k == ln.index:  # pragma: no cover
-                break
         if answer is None:
             # 答 on the question line itself ("問 1：…？ 答 1：…") is not supported; fall back
             q_end = question_end_by_mark(lines, ln.index, q_start, nxt)
