@@ -46,6 +46,11 @@ class Settings(BaseSettings):
     llm_model: str = ""
     llm_timeout_s: float = 60.0
 
+    # --- this process (workers and the query service; the gateway uses gateway_*) -------
+    host: str = "127.0.0.1"
+    port: int | None = None  # None: the service's default port
+    log_level: str = "INFO"
+
     # --- gateway / limits ------------------------------------------------------------
     gateway_host: str = "127.0.0.1"
     gateway_port: int = 8080

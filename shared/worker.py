@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-import os
 
 from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.kafka import KafkaBroker
 
 from shared.metrics import metrics_app
+from shared.settings import get_settings
 
 
 def make_app(broker: KafkaBroker, *, lifespan=None) -> AsgiFastStream:
@@ -25,10 +25,10 @@ def make_app(broker: KafkaBroker, *, lifespan=None) -> AsgiFastStream:
 
 
 def run(app_path: str, default_port: int) -> None:
-    """Run ``app_path`` (``module:attr``) with uvicorn on ``$PORT`` (or ``default_port``)."""
+    """Run ``app_path`` (``module:attr``) with uvicorn on ``settings.port`` (env ``PORT``, else
+    ``default_port``) and ``settings.host``, logging at ``settings.log_level``."""
     import uvicorn
 
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    uvicorn.run(app_path, host=os.environ.get("HOST", "127.0.0.1"),
-                port=int(os.environ.get("PORT", default_port)), log_level="warning")
+    s = get_settings()
+    logging.basicConfig(level=s.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    uvicorn.run(app_path, host=s.host, port=s.port or default_port, log_level="warning")

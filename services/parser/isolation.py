@@ -26,7 +26,9 @@ T = TypeVar("T")
 
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
 _STDERR_TAIL_BYTES = 64 * 1024
-_CHILD_CODE = "import sys; from services.parser.isolation import child_main; child_main(int(sys.argv[1]))"
+# The repo root comes first on the child's path (argv[2]), so it imports this checkout's code.
+_CHILD_CODE = ("import sys; sys.path.insert(0, sys.argv[2]); "
+               "from services.parser.isolation import child_main; child_main(int(sys.argv[1]))")
 
 
 def child_main(memory_limit_bytes: int) -> None:
@@ -87,17 +89,14 @@ def run_isolated(
         RuntimeError: the child raised any other exception (message included).
     """
     request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([_REPO_ROOT, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
     # stderr goes to a temporary file, not a pipe: a library that logs without end cannot
     # fill the parent's memory; only its tail is read back (to recognise MemoryError).
     with tempfile.TemporaryFile() as err_file:
         proc = subprocess.Popen(
-            [sys.executable, "-c", _CHILD_CODE, str(int(memory_limit_bytes or 0))],
+            [sys.executable, "-c", _CHILD_CODE, str(int(memory_limit_bytes or 0)), _REPO_ROOT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=err_file,
-            env=env,
         )
         out = _communicate(proc, request, timeout_s)
         err_file.seek(max(0, err_file.seek(0, os.SEEK_END) - _STDERR_TAIL_BYTES))
