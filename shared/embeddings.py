@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from openai import AsyncOpenAI
 
+from shared.retry import call_with_retry
 from shared.settings import Settings
 
 
@@ -24,7 +25,7 @@ class EmbeddingClient:
         self.settings = settings
         self.client = AsyncOpenAI(base_url=settings.embeddings_base_url,
                                   api_key=settings.embeddings_api_key or "local",
-                                  timeout=120.0, max_retries=2)
+                                  timeout=settings.embeddings_timeout_s, max_retries=0)
 
     async def _embed(self, texts: list[str], kind: str) -> list[list[float]]:
         s = self.settings
@@ -33,8 +34,8 @@ class EmbeddingClient:
         out: list[list[float]] = []
         for i in range(0, len(texts), s.embeddings_batch_size):
             batch = [prefix + t for t in texts[i:i + s.embeddings_batch_size]]
-            resp = await self.client.embeddings.create(model=s.embeddings_model, input=batch,
-                                                       encoding_format="float", extra_body=extra)
+            resp = await call_with_retry(s, lambda batch=batch: self.client.embeddings.create(
+                model=s.embeddings_model, input=batch, encoding_format="float", extra_body=extra))
             out.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
         return out
 
@@ -42,7 +43,7 @@ class EmbeddingClient:
         """Embed documents/chunks (``passage`` side). Returns one vector per text, in order.
 
         Raises:
-            openai.APIError: the endpoint failed after the client's retries.
+            openai.APIError: the endpoint failed after the retries of ``shared.retry``.
         """
         if not texts:
             return []

@@ -39,6 +39,12 @@ class Settings(BaseSettings):
     embeddings_query_prefix: str = ""
     embeddings_passage_prefix: str = ""
     embeddings_batch_size: int = 32
+    embeddings_timeout_s: float = 120.0
+
+    # --- calls to other services (shared.retry: one policy, tenacity) -------------------
+    client_retry_attempts: int = 3
+    client_retry_base_s: float = 0.5
+    client_retry_max_s: float = 10.0
 
     # --- chat LLM (optional) ---------------------------------------------------------
     llm_base_url: str = ""
