@@ -30,9 +30,9 @@ from datetime import datetime
 from pathlib import Path
 
 from _common import CORPUS, load_note, median, table
-from shared.cli import api
-from shared.cli.sse import ProgressStream
-from shared.cli.tracking import DocProgress, Tracker
+from cli import api
+from cli.sse import ProgressStream
+from cli.tracking import DocProgress, Tracker
 from shared.settings import Settings
 
 STAGES = ("queue", "parsing", "splitting", "embedding", "total")

@@ -18,7 +18,7 @@ from itertools import cycle
 import httpx
 
 from _common import fixture_queries, load_note, percentile, table
-from shared.cli import api
+from cli import api
 
 
 async def run_level(url: str, questions: list[str], concurrency: int, requests: int, top_k: int) -> tuple[list[float], int, float]:

@@ -7,9 +7,9 @@ import json
 import httpx
 import pytest
 
-from shared.cli import api
-from shared.cli.main import main
-from shared.cli.sse import SseEvent, SseParser
+from cli import api
+from cli.main import main
+from cli.sse import SseEvent, SseParser
 
 
 def feed_all(lines: list[str]) -> list[SseEvent]:
@@ -96,7 +96,7 @@ def test_ingest_wait_falls_back_to_polling(fake, tmp_path, capsys):
     (tmp_path / "doc.pdf").write_bytes(b"%PDF-1.4 test")
     records = {"d1": {"status": "indexed", "stage": "indexed", "chunk_count": 3, "warnings": []}}
     fake(FakeGateway(": no events\r\n\r\n", records, ["d1"]))
-    import shared.cli.tracking as tracking
+    import cli.tracking as tracking
     orig = tracking.Tracker.__init__
 
     def fast_poll(self, *a, **kw):

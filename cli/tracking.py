@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
-from shared.cli import api
-from shared.cli.sse import ProgressStream, Received
+from cli import api
+from cli.sse import ProgressStream, Received
 
 TERMINAL = ("indexed", "failed")
 FIELDS = ("stage", "status", "pages_done", "pages_total", "unit", "error")

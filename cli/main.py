@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from shared.cli import api, ask_cmd, docs_cmd, eval_cmd, ingest_cmd, split_cmd
+from cli import api, ask_cmd, docs_cmd, eval_cmd, ingest_cmd, split_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:

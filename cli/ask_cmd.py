@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from shared.cli import api
+from cli import api
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from shared.cli import api
+from cli import api
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -1,3 +1,3 @@
 """``legco``: command-line client of the gateway HTTP API (ingest, ask, docs) and an offline
-``split`` that runs the parser and splitter code in-process. Entry point: ``shared.cli.main``.
+``split`` that runs the parser and splitter code in-process. Entry point: ``cli.main``.
 """

@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from shared.cli import api
-from shared.cli.sse import ProgressStream
-from shared.cli.tracking import DocProgress, Tracker
+from cli import api
+from cli.sse import ProgressStream
+from cli.tracking import DocProgress, Tracker
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from shared.cli import api
-from shared.cli.eval_corpus import EvalQuery, document_files, load_queries, sha256_file
-from shared.cli.eval_metrics import group_results, hit_rank
+from cli import api
+from cli.eval_corpus import EvalQuery, document_files, load_queries, sha256_file
+from cli.eval_metrics import group_results, hit_rank
 from shared.lang import detect_language
 
 STRATEGY = "question"
