@@ -1,25 +1,47 @@
-"""Follow uploaded documents until each is ``indexed`` or ``failed``: progress events from the
-SSE stream, with a poll of ``GET /api/v1/documents/{id}`` every few seconds as a fallback."""
+"""Follow uploaded documents until each is ``indexed`` or ``failed``: the gateway's document
+records from the SSE stream (``document`` events), with a poll of ``GET /api/v1/documents/{id}``
+every ``poll_interval_s`` seconds as a fallback.
+
+The gateway folds the pipeline's progress into the record; this module only keeps the newest
+record of each document.
+"""
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
 
 from cli import api
-from cli.sse import ProgressStream, Received
+from cli.sse import DocumentStream, Received
+from shared.settings import ClientSettings
 
 TERMINAL = ("indexed", "failed")
-FIELDS = ("stage", "status", "pages_done", "pages_total", "unit", "error")
+GONE = "The document was deleted or replaced while indexing."
+
+
+def _when(record: dict[str, Any]) -> datetime | None:
+    """The record's ``updated_at`` (ISO-8601 with a UTC offset), or ``None`` when absent,
+    unreadable or without an offset (not comparable)."""
+    try:
+        when = datetime.fromisoformat(record["updated_at"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return when if when.tzinfo is not None else None
 
 
 @dataclass
 class DocProgress:
-    """What is known about one document; ``events`` are its progress events in arrival order."""
+    """The newest known record of one document, as the progress bars read it.
+
+    ``events`` are the document's SSE events in arrival order (``bench/ingest.py`` reads the
+    stage timings from their records' ``updated_at``); ``chunk_count`` is ``None`` until the
+    document is indexed.
+    """
 
     document_id: str
     filename: str
@@ -32,25 +54,44 @@ class DocProgress:
     chunk_count: int | None = None
     warnings: list[str] = field(default_factory=list)
     events: list[Received] = field(default_factory=list)
+    updated_at: datetime | None = None
 
     @property
     def done(self) -> bool:
         """True once the document is ``indexed`` or ``failed``."""
         return self.status in TERMINAL
 
-    def apply(self, data: dict[str, Any]) -> None:
-        """Fold a progress event or a document record (same field names) into this state.
-        A terminal state is never left again."""
+    def take(self, record: dict[str, Any]) -> bool:
+        """Adopt a document record (``DocumentRecord`` JSON) unless it is older than the one
+        held (``updated_at``; a poll answer can arrive after a newer SSE record) or the
+        document is already terminal. Returns True when the state changed."""
+        when = _when(record)
+        if self.done or (when is not None and self.updated_at is not None and when < self.updated_at):
+            return False
+        before = self._view()
+        self.stage = record.get("stage") or self.stage
+        self.status = record.get("status") or self.status
+        self.pages_done = record.get("pages_done") or 0
+        self.pages_total = record.get("pages_total") or 0
+        self.unit = record.get("unit") or self.unit
+        self.error = record.get("error")
+        if self.status == "indexed":
+            self.chunk_count = record.get("chunk_count")
+        self.warnings = list(record.get("warnings") or [])
+        self.updated_at = when or self.updated_at
+        return self._view() != before
+
+    def gone(self) -> bool:
+        """The document was deleted (or replaced) before it finished: mark it failed. Returns
+        True when the state changed."""
         if self.done:
-            return
-        for k in FIELDS:
-            if k in data and data[k] is not None:
-                setattr(self, k, data[k])
-        if data.get("chunk_count") is not None and data.get("status") == "indexed":
-            self.chunk_count = data["chunk_count"]
-        for w in data.get("warnings") or []:
-            if w not in self.warnings:
-                self.warnings.append(w)
+            return False
+        self.stage, self.status, self.error = "failed", "failed", GONE
+        return True
+
+    def _view(self) -> tuple[Any, ...]:
+        return (self.stage, self.status, self.pages_done, self.pages_total, self.unit, self.error,
+                self.chunk_count, tuple(self.warnings))
 
 
 class Tracker:
@@ -58,14 +99,16 @@ class Tracker:
 
     Args:
         client: gateway client (``base_url`` = gateway root).
-        stream: a started ``ProgressStream`` (subscribe before uploading, so nothing is missed).
+        stream: a started ``DocumentStream`` (subscribe before uploading, so nothing is missed).
         on_update: called with a ``DocProgress`` whenever its state changed.
-        poll_s: seconds between fallback polls of unfinished documents.
+        poll_s: seconds between fallback polls of unfinished documents; default
+            ``ClientSettings().poll_interval_s``.
     """
 
-    def __init__(self, client: httpx.AsyncClient, stream: ProgressStream,
-                 on_update: Callable[[DocProgress], None] | None = None, poll_s: float = 3.0) -> None:
-        self.client, self.stream, self.poll_s = client, stream, poll_s
+    def __init__(self, client: httpx.AsyncClient, stream: DocumentStream,
+                 on_update: Callable[[DocProgress], None] | None = None, poll_s: float | None = None) -> None:
+        self.client, self.stream = client, stream
+        self.poll_s = ClientSettings().poll_interval_s if poll_s is None else poll_s
         self.on_update = on_update or (lambda d: None)
         self.docs: dict[str, DocProgress] = {}
         self.pending: dict[str, list[Received]] = {}
@@ -79,9 +122,10 @@ class Tracker:
         self.on_update(doc)
         return doc
 
-    def _apply_event(self, doc: DocProgress, rec: Received) -> None:
+    @staticmethod
+    def _apply_event(doc: DocProgress, rec: Received) -> bool:
         doc.events.append(rec)
-        doc.apply(rec.data)
+        return doc.gone() if rec.event == "deleted" else doc.take(rec.data)
 
     def _all_done(self) -> bool:
         return self.uploads_done.is_set() and all(d.done for d in self.docs.values())
@@ -91,14 +135,10 @@ class Tracker:
             try:
                 rec = await api.get_document(self.client, doc.document_id)
             except api.ApiError as e:
-                if e.status == 404:
-                    doc.apply({"status": "failed", "stage": "failed",
-                               "error": "The document was deleted or replaced while indexing."})
+                if e.status == 404 and doc.gone():
                     self.on_update(doc)
                 continue
-            before = (doc.stage, doc.status, doc.pages_done, doc.pages_total)
-            doc.apply(rec)
-            if (doc.stage, doc.status, doc.pages_done, doc.pages_total) != before:
+            if doc.take(rec):
                 self.on_update(doc)
 
     async def run(self, timeout_s: float | None = None) -> bool:
@@ -122,8 +162,7 @@ class Tracker:
                 doc = self.docs.get(doc_id)
                 if doc is None:
                     self.pending.setdefault(doc_id, []).append(rec)
-                else:
-                    self._apply_event(doc, rec)
+                elif self._apply_event(doc, rec):
                     self.on_update(doc)
             if time.monotonic() >= next_poll:
                 await self._poll()
