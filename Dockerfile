@@ -14,6 +14,7 @@ WORKDIR /app
 COPY pyproject.toml ./
 COPY shared/ shared/
 COPY services/ services/
+COPY cli/ cli/
 RUN pip install --no-cache-dir .
 COPY --from=frontend /src/frontend/dist frontend/dist
 ENV PYTHONUNBUFFERED=1 HOST=0.0.0.0 GATEWAY_HOST=0.0.0.0

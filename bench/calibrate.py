@@ -27,9 +27,9 @@ from services.query.langbias import LanguageMeans
 from services.query.lexicon import load_lexicon
 from services.query.retrieve import retrieve
 from services.query.scoring import ScoringParams
-from shared.cli import api
-from shared.cli.eval_corpus import EvalQuery, load_queries
-from shared.cli.eval_metrics import hit_rank, summarize
+from cli import api
+from cli.eval_corpus import EvalQuery, load_queries
+from cli.eval_metrics import hit_rank, summarize
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.settings import get_settings

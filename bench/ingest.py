@@ -3,20 +3,24 @@
 Run from the repo root (stack up):  .cache/venv/bin/python bench/ingest.py [--runs 1] [--direct-runs 1]
 
 Pipeline run: every PDF of ``../shared/corpus/real`` is uploaded through the gateway API (earlier
-copies with the same filename are deleted first), following the SSE progress stream
+copies with the same filename are deleted first), following the SSE stream of document records
 (subscribed before the first upload). Figures:
   * pages/s      - pages of the documents that got indexed / wall time from the first upload
-                   to the last document's terminal event (``ts`` of ``indexed``/``failed``);
-  * stage medians over the documents, from the progress events' ``ts``:
-      queue      uploaded -> first ``parsing`` event,
-      parsing    first -> last ``parsing`` event (isolated parse + page PDFs to MinIO),
-      splitting  first -> last ``splitting`` event,
+                   to the last document's terminal record (``updated_at`` of ``indexed``/``failed``);
+  * stage medians over the documents, from the ``updated_at`` of the records received:
+      queue      uploaded -> first ``parsing`` record,
+      parsing    first -> last ``parsing`` record (isolated parse + page PDFs to MinIO),
+      tables     last ``parsing`` -> first ``splitting`` record (page fan-out, pdfplumber per
+                 page, Kafka hops),
+      splitting  first -> last ``splitting`` record,
       embedding  last ``splitting`` -> ``indexed`` (Kafka hop + embed + Chroma upsert),
       total      uploaded -> ``indexed``.
-Direct run: the same files, one after another in this process: ``parse_document`` ->
-``split_document`` -> ``EmbeddingClient.embed_passages`` (same embeddings endpoint) ->
-``chromadb`` upsert into a throwaway collection on the same Chroma server (deleted after).
-Files the pipeline rejects (no text layer) are parsed but not chunked, as the parser service does.
+Direct run: the same files, one after another in this process, through the one in-process
+pipeline ``cli.pipeline.index_file``: parse -> tables (pdfplumber) -> split ->
+``EmbeddingClient.embed_passages`` (same embeddings endpoint) -> ``chromadb`` upsert into a
+throwaway collection on the same Chroma server (deleted after). It includes the table step since
+it runs through that pipeline (figures measured before it did not). Files the pipeline rejects
+(no text layer) are parsed but not chunked, as the parser service does.
 Overhead ratio = pipeline wall time / direct wall time (medians over the runs).
 """
 from __future__ import annotations
@@ -30,12 +34,13 @@ from datetime import datetime
 from pathlib import Path
 
 from _common import CORPUS, load_note, median, table
-from shared.cli import api
-from shared.cli.sse import ProgressStream
-from shared.cli.tracking import DocProgress, Tracker
-from shared.settings import Settings
+from cli import api
+from cli.sse import DocumentStream
+from cli.tracking import DocProgress, Tracker
+from shared.settings import ClientSettings, Settings
 
-STAGES = ("queue", "parsing", "splitting", "embedding", "total")
+STAGES = ("queue", "parsing", "tables", "splitting", "embedding", "total")
+DIRECT_STAGES = ("parsing", "tables", "splitting", "embedding")  # what the direct run times
 
 
 @dataclass
@@ -48,22 +53,24 @@ class RunResult:
     failed: list[str] = field(default_factory=list)
 
 
-def ts(event: dict) -> float:
-    """An event's ``ts`` (ISO-8601) as seconds since the epoch."""
-    return datetime.fromisoformat(event["ts"]).timestamp()
+def ts(record: dict) -> float:
+    """A document record's ``updated_at`` (ISO-8601) as seconds since the epoch."""
+    return datetime.fromisoformat(record["updated_at"]).timestamp()
 
 
 def stage_times(doc: DocProgress) -> dict[str, float]:
-    """Stage durations (seconds) of one indexed document from its progress events; stages
-    whose events are missing (e.g. lost on an SSE reconnect) are left out."""
-    ev = [r.data for r in doc.events if "ts" in r.data]
-    by = {s: [e for e in ev if e["stage"] == s] for s in ("uploaded", "parsing", "splitting", "indexed")}
+    """Stage durations (seconds) of one indexed document from the records received; stages
+    whose records are missing (e.g. lost on an SSE reconnect) are left out."""
+    ev = [r.data for r in doc.events if r.event == "document" and r.data.get("updated_at")]
+    by = {s: [e for e in ev if e.get("stage") == s] for s in ("uploaded", "parsing", "splitting", "indexed")}
     out: dict[str, float] = {}
     up, pa, sp, ix = by["uploaded"], by["parsing"], by["splitting"], by["indexed"]
     if up and pa:
         out["queue"] = ts(pa[0]) - ts(up[0])
     if pa:
         out["parsing"] = ts(pa[-1]) - ts(pa[0])
+    if pa and sp:
+        out["tables"] = ts(sp[0]) - ts(pa[-1])
     if sp:
         out["splitting"] = ts(sp[-1]) - ts(sp[0])
     if sp and ix:
@@ -74,25 +81,26 @@ def stage_times(doc: DocProgress) -> dict[str, float]:
 
 
 def terminal_time(doc: DocProgress) -> float:
-    """When the document finished: its terminal event's ``ts``, else the receipt time of its
-    last event, else now (seconds since the epoch)."""
+    """When the document finished: its terminal record's ``updated_at``, else the receipt time
+    of its last event, else now (seconds since the epoch)."""
     for r in reversed(doc.events):
-        if r.data.get("status") in ("indexed", "failed") and "ts" in r.data:
+        if r.data.get("status") in ("indexed", "failed") and r.data.get("updated_at"):
             return ts(r.data)
     return doc.events[-1].received_at if doc.events else time.time()
 
 
-async def pipeline_run(url: str, files: list[Path], strategy: str, timeout_s: float) -> RunResult:
+async def pipeline_run(url: str, files: list[Path], strategy: str, timeout_s: float,
+                       client_settings: ClientSettings) -> RunResult:
     """Upload ``files`` through the gateway and wait until all are indexed or failed."""
-    async with api.make_client(url) as client:
+    async with api.make_client(url, client_settings) as client:
         names = {f.name for f in files}
         for d in (await api.list_documents(client))["documents"]:
             if d["filename"] in names:
                 await api.delete_document(client, d["document_id"])
-        stream = ProgressStream(client)
+        stream = DocumentStream(client, client_settings)
         if not await stream.start():
-            raise SystemExit("no SSE progress stream from the gateway")
-        tracker = Tracker(client, stream, poll_s=3.0)
+            raise SystemExit("no SSE document stream from the gateway")
+        tracker = Tracker(client, stream, poll_s=client_settings.poll_interval_s)
         runner = asyncio.create_task(tracker.run(timeout_s))
         t0 = time.time()
         try:
@@ -119,46 +127,28 @@ async def pipeline_run(url: str, files: list[Path], strategy: str, timeout_s: fl
 
 
 async def direct_run(files: list[Path], strategy: str, settings: Settings) -> RunResult:
-    """Parse, split, embed and store ``files`` sequentially in this process (throwaway
-    Chroma collection, deleted at the end)."""
+    """Parse, read tables, split, embed and store ``files`` sequentially in this process with
+    ``cli.pipeline.index_file`` (throwaway Chroma collection, deleted at the end)."""
     import chromadb
 
-    from services.parser.parse import parse_document
-    from services.splitter.split import split_document
+    from cli.pipeline import IndexTarget, index_file
     from shared.embeddings import EmbeddingClient
-    from shared.vectorstore import flat_metadata
 
     chroma = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port)
     name = f"bench_direct_{uuid.uuid4().hex[:12]}"
     coll = chroma.create_collection(name, embedding_function=None, metadata={"hnsw:space": "cosine"})
-    embedder = EmbeddingClient(settings)
+    target = IndexTarget(EmbeddingClient(settings), coll)
     result = RunResult(wall_s=0.0, pages=0)
     t0 = time.perf_counter()
     try:
         for f in files:
-            doc_id = uuid.uuid4().hex
-            t = time.perf_counter()
-            parsed = (await asyncio.to_thread(parse_document, f.read_bytes(), f.name, doc_id, settings)).parsed
-            result.stage_s["parsing"].append(time.perf_counter() - t)
-            if all(p.scanned or not p.text.strip() for p in parsed.pages):
+            run = await index_file(f, strategy, settings, target, uuid.uuid4().hex)
+            for stage, secs in run.seconds.items():
+                result.stage_s[stage].append(secs)
+            if run.chunks is None:
                 result.failed.append(f"{f.name}: no text layer")
                 continue
-            t = time.perf_counter()
-            cs = split_document(parsed, strategy, settings)
-            result.stage_s["splitting"].append(time.perf_counter() - t)
-            t = time.perf_counter()
-            chunks = [c for c in cs.chunks if c.text.strip()]
-            vectors = await embedder.embed_passages([c.embed_text or c.text for c in chunks])
-            metas = [flat_metadata({**c.metadata, "document_id": doc_id, "filename": f.name,
-                                    "file_type": cs.file_type, "strategy": strategy,
-                                    "chunk_index": c.chunk_index,
-                                    "page_number": c.page_number if c.page_number is not None else -1})
-                     for c in chunks]
-            if chunks:
-                await asyncio.to_thread(coll.upsert, ids=[c.chunk_id(doc_id) for c in chunks],
-                                        embeddings=vectors, documents=[c.text for c in chunks], metadatas=metas)
-            result.stage_s["embedding"].append(time.perf_counter() - t)
-            result.pages += parsed.page_count
+            result.pages += run.parsed.page_count
         result.wall_s = time.perf_counter() - t0
     finally:
         chroma.delete_collection(name)
@@ -178,13 +168,14 @@ def main() -> None:
     ap.add_argument("--strategy", choices=("token", "question"), default="token")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per pipeline run")
     a = ap.parse_args()
-    url = api.resolve_url(a.url)
+    client_settings = ClientSettings()
+    url = api.resolve_url(a.url, client_settings)
     files = sorted((CORPUS / "real").glob("*.pdf"))
     settings = Settings()
     print(f"{len(files)} PDFs from {CORPUS / 'real'}, strategy {a.strategy}; {load_note()}")
     pipe = []
     for i in range(a.runs):
-        r = asyncio.run(pipeline_run(url, files, a.strategy, a.timeout))
+        r = asyncio.run(pipeline_run(url, files, a.strategy, a.timeout, client_settings))
         print(f"pipeline run {i + 1}: {r.pages} pages indexed in {r.wall_s:.1f} s "
               f"({r.pages / r.wall_s:.2f} pages/s); not indexed: {'; '.join(r.failed) or 'none'}")
         pipe.append(r)
@@ -205,7 +196,7 @@ def main() -> None:
         ["wall s (median)", fmt(p_wall), fmt(d_wall)],
         ["pages/s", fmt(p_pages / p_wall), fmt(d_pages / d_wall)],
         *[[f"{s} s/doc (median)", fmt(stage_median(pipe, s)),
-           fmt(stage_median(direct, s)) if s in ("parsing", "splitting", "embedding") else "-"]
+           fmt(stage_median(direct, s)) if s in DIRECT_STAGES else "-"]
           for s in STAGES],
     ]))
     print(f"\noverhead ratio (pipeline wall / direct wall): {p_wall / d_wall:.2f}")

@@ -18,7 +18,8 @@ from itertools import cycle
 import httpx
 
 from _common import fixture_queries, load_note, percentile, table
-from shared.cli import api
+from cli import api
+from shared.settings import ClientSettings
 
 
 async def run_level(url: str, questions: list[str], concurrency: int, requests: int, top_k: int) -> tuple[list[float], int, float]:
@@ -33,7 +34,7 @@ async def run_level(url: str, questions: list[str], concurrency: int, requests: 
     lat: list[float] = []
     errors = 0
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, timeout=120.0, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=url, timeout=ClientSettings().request_timeout_s, limits=limits) as client:
         await client.post("/api/v1/query", json={"question": questions[0], "top_k": top_k})  # warm-up
 
         async def worker() -> None:
@@ -66,9 +67,10 @@ def main() -> None:
                     help="send the queries straight to this query service (e.g. http://localhost:8104) instead "
                          "of the gateway, to compare two query-service builds on one stack")
     a = ap.parse_args()
-    url = api.resolve_url(a.url)
+    client_settings = ClientSettings()
+    url = api.resolve_url(a.url, client_settings)
     questions = fixture_queries()
-    listing = httpx.get(f"{url}/api/v1/documents", timeout=30).json()
+    listing = httpx.get(f"{url}/api/v1/documents", timeout=client_settings.request_timeout_s).json()
     print(f"{len(questions)} questions, {listing['total_documents']} documents / {listing['total_chunks']} chunks "
           f"indexed; {load_note()}")
     rows = []

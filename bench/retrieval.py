@@ -16,8 +16,8 @@ import json
 import time
 
 from _common import CORPUS, load_note
-from shared.cli import api
-from shared.cli.eval_cmd import evaluate, format_report
+from cli import api
+from cli.eval_cmd import evaluate, format_report
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""One pydantic-settings ``Settings`` class read from the environment (and ``.env``).
+"""The pydantic-settings classes, read from the environment (and ``.env``): ``Settings`` for the
+services, ``ClientSettings`` for the clients of the gateway API (the ``legco`` CLI, bench scripts).
 
 Nothing else in the project reads ``os.environ``. Sizes are bytes, times seconds,
 token counts are cl100k_base tokens.
@@ -143,3 +144,22 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """Process-wide settings, read once from the environment."""
     return Settings()
+
+
+class ClientSettings(BaseSettings):
+    """Settings of the gateway's HTTP clients (the ``legco`` CLI, the bench scripts), read from
+    ``LEGCO_*`` environment variables (and ``.env``): ``LEGCO_URL``, ``LEGCO_REQUEST_TIMEOUT_S`` …
+
+    Times are seconds.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="LEGCO_", env_file=".env", extra="ignore")
+
+    url: str = "http://localhost:8080"  # gateway root, no /api/v1
+    request_timeout_s: float = 120.0  # per HTTP request (an upload of a large file included)
+    # The SSE subscription: connect timeout, how long a command waits for the gateway to accept
+    # it before following documents by polling only, and the pause before reconnecting.
+    sse_connect_timeout_s: float = 10.0
+    sse_reconnect_delay_s: float = 1.0
+    poll_interval_s: float = 3.0  # fallback poll of unfinished documents while following them
+    wait_timeout_s: float = 1800.0  # `legco ingest --wait` / `legco eval`: give up after this long

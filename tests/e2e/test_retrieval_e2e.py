@@ -24,7 +24,7 @@ BASELINE = {"direction:zh->zh": {"R@1": 0.852, "R@3": 0.926}, "direction:en->en"
 
 def run_eval(stack) -> dict:
     """``legco eval --json FIXTURES REAL`` against the test stack; the parsed report."""
-    out = subprocess.run([sys.executable, "-m", "shared.cli.main", "--url", stack.gateway_url, "eval", "--json",
+    out = subprocess.run([sys.executable, "-m", "cli.main", "--url", stack.gateway_url, "eval", "--json",
                           str(FIXTURES), str(REAL)], cwd=REPO, capture_output=True, text=True, timeout=3000,
                          env={**os.environ, **stack.env})
     assert out.returncode == 0, out.stderr

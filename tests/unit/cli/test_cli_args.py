@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.cli import ask_cmd, docs_cmd, ingest_cmd, split_cmd
-from shared.cli.main import main, parse_args
+from cli import ask_cmd, docs_cmd, ingest_cmd, split_cmd
+from cli.main import main, parse_args
 
 
 def test_url_default_env_and_flag(monkeypatch):

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from shared.cli.eval_corpus import document_files, load_queries
-from shared.cli.eval_metrics import group_results, summarize
-from shared.cli.main import parse_args
+from cli.eval_corpus import document_files, load_queries
+from cli.eval_metrics import group_results, summarize
+from cli.main import parse_args
 
 
 def test_summarize_recall_and_mrr():

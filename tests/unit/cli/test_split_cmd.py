@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.cli.main import main
+from cli.main import main
 
 FIXTURES = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus" / "fixtures"
 E_PDF = FIXTURES / "E_基礎設施.pdf"

@@ -7,9 +7,9 @@ import json
 import httpx
 import pytest
 
-from shared.cli import api
-from shared.cli.main import main
-from shared.cli.sse import SseEvent, SseParser
+from cli import api
+from cli.main import main
+from cli.sse import SseEvent, SseParser
 
 
 def feed_all(lines: list[str]) -> list[SseEvent]:
@@ -24,10 +24,21 @@ def test_sse_parser_events_comments_and_multiline_data():
                                SseEvent("deleted", "{}")]
 
 
-def progress(doc: str, stage: str, status: str, **kw) -> str:
-    data = {"document_id": doc, "filename": "f", "stage": stage, "status": status,
-            "pages_done": 0, "pages_total": 0, "unit": "pages", "warnings": [], **kw}
-    return f"event: progress\r\ndata: {json.dumps(data)}\r\n\r\n"
+def record(doc: str, stage: str, status: str, second: int = 0, **kw) -> dict:
+    """A gateway ``DocumentRecord`` as JSON, updated at 12:00:``second``."""
+    return {"document_id": doc, "filename": "doc.pdf", "department": "default", "file_type": "pdf",
+            "strategy": "question", "strategy_used": None, "status": status, "stage": stage,
+            "pages_done": 0, "pages_total": 0, "unit": "pages", "page_count": None, "chunk_count": 0,
+            "upload_date": "2024-01-01T12:00:00+00:00", "updated_at": f"2024-01-01T12:00:{second:02d}+00:00",
+            "size_bytes": 13, "sha256": "", "error": None, "warnings": [], **kw}
+
+
+def sse(event: str, data: dict) -> str:
+    return f"event: {event}\r\ndata: {json.dumps(data)}\r\n\r\n"
+
+
+def document(doc: str, stage: str, status: str, second: int = 0, **kw) -> str:
+    return sse("document", record(doc, stage, status, second, **kw))
 
 
 class FakeGateway:
@@ -63,7 +74,7 @@ def fake(monkeypatch):
     holder = {}
 
     def install(gw: FakeGateway) -> FakeGateway:
-        monkeypatch.setattr(api, "make_client", lambda url, timeout_s=120.0: httpx.AsyncClient(
+        monkeypatch.setattr(api, "make_client", lambda url, settings=None: httpx.AsyncClient(
             base_url=url, transport=httpx.MockTransport(gw)))
         holder["gw"] = gw
         return gw
@@ -73,12 +84,14 @@ def fake(monkeypatch):
 def test_ingest_wait_follows_sse_until_indexed_and_failed(fake, tmp_path, capsys):
     for n in ("doc.pdf", "big.pdf"):
         (tmp_path / n).write_bytes(b"%PDF-1.4 test")
-    sse = (progress("d1", "uploaded", "queued") + progress("d1", "parsing", "processing", pages_total=3)
-           + progress("d1", "indexed", "indexed", pages_done=7, pages_total=7, unit="chunks", chunk_count=7)
-           + progress("d2", "failed", "failed", error="The PDF is password-protected."))
-    records = {"d1": {"status": "indexed", "stage": "indexed", "chunk_count": 7, "warnings": ["Page 2 is blank."]},
-               "d2": {"status": "failed", "stage": "failed", "chunk_count": 0, "error": "The PDF is password-protected."}}
-    gw = fake(FakeGateway(sse, records, ["d1", "d2"]))
+    body = (document("d1", "uploaded", "queued") + document("d1", "parsing", "processing", 1, pages_total=3)
+            + sse("progress", {"document_id": "d1", "stage": "splitting", "status": "processing"})  # not read
+            + document("d1", "indexed", "indexed", 2, pages_done=7, pages_total=7, unit="chunks", chunk_count=7,
+                       warnings=["Page 2 is blank."])
+            + document("d2", "failed", "failed", 1, error="The PDF is password-protected."))
+    records = {"d1": record("d1", "indexed", "indexed", 2, chunk_count=7, warnings=["Page 2 is blank."]),
+               "d2": record("d2", "failed", "failed", 1, error="The PDF is password-protected.")}
+    gw = fake(FakeGateway(body, records, ["d1", "d2"]))
     rc = main(["--url", "http://gw", "ingest", str(tmp_path / "doc.pdf"), str(tmp_path / "big.pdf"),
                str(tmp_path / "doc.pdf"), "--strategy", "question", "--wait", "--timeout", "20"])
     out, err = capsys.readouterr()
@@ -92,22 +105,38 @@ def test_ingest_wait_follows_sse_until_indexed_and_failed(fake, tmp_path, capsys
     assert "Traceback" not in out + err
 
 
-def test_ingest_wait_falls_back_to_polling(fake, tmp_path, capsys):
+def test_ingest_wait_falls_back_to_polling(fake, tmp_path, capsys, monkeypatch):
     (tmp_path / "doc.pdf").write_bytes(b"%PDF-1.4 test")
-    records = {"d1": {"status": "indexed", "stage": "indexed", "chunk_count": 3, "warnings": []}}
+    records = {"d1": record("d1", "indexed", "indexed", chunk_count=3)}
     fake(FakeGateway(": no events\r\n\r\n", records, ["d1"]))
-    import shared.cli.tracking as tracking
-    orig = tracking.Tracker.__init__
-
-    def fast_poll(self, *a, **kw):
-        orig(self, *a, **{**kw, "poll_s": 0.05})
-    tracking.Tracker.__init__ = fast_poll
-    try:
-        rc = main(["--url", "http://gw", "ingest", str(tmp_path / "doc.pdf"), "--wait", "--timeout", "10"])
-    finally:
-        tracking.Tracker.__init__ = orig
+    monkeypatch.setenv("LEGCO_POLL_INTERVAL_S", "0.05")
+    rc = main(["--url", "http://gw", "ingest", str(tmp_path / "doc.pdf"), "--wait", "--timeout", "10"])
     assert rc == 0
     assert "indexed doc.pdf: 3 chunks (id d1)" in capsys.readouterr().out
+
+
+def test_ingest_wait_deleted_event_fails_the_document(fake, tmp_path, capsys, monkeypatch):
+    (tmp_path / "doc.pdf").write_bytes(b"%PDF-1.4 test")
+    body = document("d1", "parsing", "processing", 1) + sse("deleted", {"document_id": "d1"})
+    records = {"d1": record("d1", "parsing", "processing", 1)}  # polls would never finish it
+    fake(FakeGateway(body, records, ["d1"]))
+    monkeypatch.setenv("LEGCO_POLL_INTERVAL_S", "60")
+    rc = main(["--url", "http://gw", "ingest", str(tmp_path / "doc.pdf"), "--wait", "--timeout", "10"])
+    assert rc == 1
+    assert "failed  doc.pdf: The document was deleted or replaced while indexing. (id d1)" in capsys.readouterr().out
+
+
+def test_doc_progress_keeps_the_newest_record_and_stays_terminal():
+    from cli.tracking import DocProgress
+
+    d = DocProgress("d1", "doc.pdf")
+    assert d.take(record("d1", "parsing", "processing", 5, pages_done=2, pages_total=9))
+    assert not d.take(record("d1", "uploaded", "queued", 1))  # an older poll answer
+    assert (d.stage, d.pages_done, d.pages_total, d.chunk_count) == ("parsing", 2, 9, None)
+    assert d.take(record("d1", "indexed", "indexed", 8, chunk_count=4, unit="chunks", warnings=["w"]))
+    assert (d.done, d.chunk_count, d.unit, d.warnings) == (True, 4, "chunks", ["w"])
+    assert not d.take(record("d1", "failed", "failed", 9, error="late")) and not d.gone()
+    assert d.status == "indexed"
 
 
 def test_ingest_without_wait_prints_queued(fake, tmp_path, capsys):
@@ -128,7 +157,7 @@ def test_ask_prints_answer_and_absolute_pdf_urls(monkeypatch, capsys):
     def handler(request: httpx.Request) -> httpx.Response:
         seen["body"] = json.loads(request.content)
         return httpx.Response(200, json=resp)
-    monkeypatch.setattr(api, "make_client", lambda url, timeout_s=120.0: httpx.AsyncClient(
+    monkeypatch.setattr(api, "make_client", lambda url, settings=None: httpx.AsyncClient(
         base_url=url, transport=httpx.MockTransport(handler)))
     assert main(["--url", "http://gw:8080", "ask", "臭味？", "--top-k", "2"]) == 0
     out = capsys.readouterr().out
@@ -146,7 +175,7 @@ def test_docs_json_and_http_error(monkeypatch, capsys):
                               "page_count": 13, "upload_date": "2024-01-01T00:00:00+00:00"}],
                "total_documents": 1, "total_chunks": 18}
     status = {"code": 200}
-    monkeypatch.setattr(api, "make_client", lambda url, timeout_s=120.0: httpx.AsyncClient(
+    monkeypatch.setattr(api, "make_client", lambda url, settings=None: httpx.AsyncClient(
         base_url=url, transport=httpx.MockTransport(
             lambda r: httpx.Response(status["code"], json=listing if status["code"] == 200 else {"detail": "boom"}))))
     assert main(["docs", "--json"]) == 0

@@ -1,15 +1,16 @@
 """Tables through the whole chunking path: parse → pdfplumber per page → merge → inject →
-``split_document``, exactly what the pipeline produces without a vision LLM (and what
-``legco split`` prints). Checked against the fixtures' ``tables`` truth."""
+``split_document``, through the in-process pipeline (``cli.pipeline.split_file``): exactly what
+the stack produces without a vision LLM, and what ``legco split`` prints. Checked against the
+fixtures' ``tables`` truth."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 
-from services.splitter.split import split_document
+from cli.pipeline import split_file
 from services.vision_table import parse_markdown_tables
-from services.vision_table.document import extract_document_tables
 from shared.settings import Settings
 from tests.unit.vision_table.conftest import REAL, fixture_pdf, truth
 
@@ -22,19 +23,8 @@ def _n(s: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _parsed(path: str):
-    from pathlib import Path
-
-    from services.parser.parse import parse_document
-
-    p = Path(path)
-    out = parse_document(p.read_bytes(), p.name, "local", Settings(_env_file=None))
-    return out.parsed, extract_document_tables(out.parsed, out.page_pdfs)
-
-
-@functools.lru_cache(maxsize=None)
 def _chunks(path: str, strategy: str):
-    return split_document(_parsed(path)[1], strategy, Settings(_env_file=None))
+    return split_file(Path(path), strategy, Settings(_env_file=None))[0]
 
 
 def _tables_in(chunk_set):

@@ -5,14 +5,15 @@ import argparse
 import os
 import sys
 
-from shared.cli import api, ask_cmd, docs_cmd, eval_cmd, ingest_cmd, split_cmd
+from cli import api, ask_cmd, docs_cmd, eval_cmd, ingest_cmd, split_cmd
+from shared.settings import ClientSettings
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand; each sets ``func`` (returns the exit code)."""
     ap = argparse.ArgumentParser(prog="legco", description="Client for the LegCo briefing assistant.")
     ap.add_argument("--url", default=None,
-                    help=f"gateway URL (default: $LEGCO_URL or {api.DEFAULT_URL})")
+                    help=f"gateway URL (default: $LEGCO_URL or {ClientSettings.model_fields['url'].default})")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (ingest_cmd, ask_cmd, docs_cmd, split_cmd, eval_cmd):
         module.add_parser(sub)
@@ -20,9 +21,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Parse ``argv`` (default ``sys.argv[1:]``) and resolve ``url`` (flag, env, default)."""
+    """Parse ``argv`` (default ``sys.argv[1:]``), read ``client`` (``ClientSettings`` from the
+    environment) and resolve ``url`` (flag, else ``LEGCO_URL``, else the default)."""
     args = build_parser().parse_args(argv)
-    args.url = api.resolve_url(args.url)
+    args.client = ClientSettings()
+    args.url = api.resolve_url(args.url, args.client)
     return args
 
 

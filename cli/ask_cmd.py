@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from shared.cli import api
+from cli import api
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -59,7 +59,7 @@ def print_answer(resp: dict[str, Any], base_url: str) -> None:
 
 
 async def _ask(args: argparse.Namespace) -> dict[str, Any]:
-    async with api.make_client(args.url) as client:
+    async with api.make_client(args.url, args.client) as client:
         return await api.query(client, args.question, args.top_k)
 
 

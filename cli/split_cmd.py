@@ -1,5 +1,6 @@
-"""``legco split FILE [--strategy question|token] [--json]``: parse and chunk a file in this
-process with exactly the code the parser and splitter services run; no service needed."""
+"""``legco split FILE [--strategy question|token] [--json]``: parse, read tables and chunk a file
+in this process through :func:`cli.pipeline.split_file` (the code the parser, table and splitter
+services run, with vision off); no service needed."""
 from __future__ import annotations
 
 import argparse
@@ -23,28 +24,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the ChunkSet as JSON")
     p.add_argument("--document-id", default="local", help="id stamped on the chunks (default: local)")
     p.set_defaults(func=run)
-
-
-def split_file(path: Path, strategy: str, settings: Settings, document_id: str = "local") -> tuple[ChunkSet, list[str]]:
-    """Parse ``path`` with ``services.parser.parse.parse_document``, read its PDF tables
-    with the pdfplumber path (``services.vision_table.document.extract_document_tables``,
-    as the pipeline does without a vision LLM) and chunk it with
-    ``services.splitter.split.split_document``.
-
-    Returns:
-        The ``ChunkSet`` and the parser's warnings.
-
-    Raises:
-        DocumentError: the file is unusable (reason for the user).
-        OSError: the file cannot be read.
-    """
-    from services.parser.parse import parse_document
-    from services.splitter.split import split_document
-    from services.vision_table.document import extract_document_tables
-
-    out = parse_document(path.read_bytes(), path.name, document_id, settings)
-    doc = extract_document_tables(out.parsed, out.page_pdfs)
-    return split_document(doc, strategy, settings), list(out.parsed.warnings)
 
 
 def chunk_header(chunk: Chunk) -> str:
@@ -95,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {args.file.name}: unsupported file type {args.file.suffix or '(none)'}; "
               "use a PDF, DOCX or TXT file", file=sys.stderr)
         return 1
+    from cli.pipeline import split_file  # imports the parser and splitter: only for this command
+
     try:
         cs, warnings = split_file(args.file, args.strategy, Settings(), args.document_id)
     except DocumentError as e:

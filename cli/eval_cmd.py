@@ -23,10 +23,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from shared.cli import api
-from shared.cli.eval_corpus import EvalQuery, document_files, load_queries, sha256_file
-from shared.cli.eval_metrics import group_results, hit_rank
+from cli import api
+from cli.eval_corpus import EvalQuery, document_files, load_queries, sha256_file
+from cli.eval_metrics import group_results, hit_rank
 from shared.lang import detect_language
+from shared.settings import ClientSettings
 
 STRATEGY = "question"
 TOP_K = 10
@@ -38,7 +39,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="folders with documents and query files")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--no-simplified", action="store_true", help="skip the Simplified-Chinese query variants")
-    p.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for ingestion (default 1800)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds to wait for ingestion (default $LEGCO_WAIT_TIMEOUT_S or 1800)")
     p.add_argument("--concurrency", type=int, default=4, help="queries in flight (default 4)")
     p.set_defaults(func=run)
 
@@ -133,18 +135,23 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def evaluate(url: str, dirs: list[Path], simplified: bool = True, timeout_s: float = 1800.0,
-                   concurrency: int = 4) -> dict[str, Any]:
+async def evaluate(url: str, dirs: list[Path], simplified: bool = True, timeout_s: float | None = None,
+                   concurrency: int = 4, settings: ClientSettings | None = None) -> dict[str, Any]:
     """Ingest (or reuse) the folders' documents, run their queries and return the report:
     ``documents`` (filename → status, document_id), ``groups`` (see ``group_results``),
     ``results`` (every query) and ``misses`` (results with rank ≠ 1).
 
+    ``timeout_s``: seconds to wait for ingestion, default ``settings.wait_timeout_s``;
+    ``settings``: the client settings, default ``ClientSettings()``.
+
     Raises:
         api.ApiError, TimeoutError, ValueError (bad query file).
     """
+    settings = settings or ClientSettings()
     queries = load_queries(dirs)
-    async with api.make_client(url) as client:
-        records = await ensure_ingested(client, document_files(dirs), timeout_s)
+    async with api.make_client(url, settings) as client:
+        records = await ensure_ingested(client, document_files(dirs),
+                                        settings.wait_timeout_s if timeout_s is None else timeout_s)
         results = await run_queries(client, queries, records, simplified, concurrency)
     return {"documents": {n: {"status": r["status"], "document_id": r["document_id"],
                               "chunk_count": r.get("chunk_count")} for n, r in records.items()},
@@ -159,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: not a folder: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
     try:
-        report = asyncio.run(evaluate(args.url, args.dirs, not args.no_simplified, args.timeout, args.concurrency))
+        report = asyncio.run(evaluate(args.url, args.dirs, not args.no_simplified, args.timeout,
+                                      args.concurrency, args.client))
     except (api.ApiError, TimeoutError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -10,7 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from shared.cli import api
+from cli import api
+from shared.settings import ClientSettings
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -41,15 +42,15 @@ def print_documents(listing: dict[str, Any]) -> None:
             console.print(f"{d['filename']}: {d['error']}", highlight=False, markup=False)
 
 
-async def _docs(url: str) -> dict[str, Any]:
-    async with api.make_client(url) as client:
+async def _docs(url: str, settings: ClientSettings) -> dict[str, Any]:
+    async with api.make_client(url, settings) as client:
         return await api.list_documents(client)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; exit code 1 on an API error."""
     try:
-        listing = asyncio.run(_docs(args.url))
+        listing = asyncio.run(_docs(args.url, args.client))
     except api.ApiError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -1,5 +1,6 @@
 """``legco ingest FILE... [--strategy token|question] [--wait]``: upload files to the gateway and
-optionally follow them (one progress bar per file) until indexed or failed."""
+optionally follow them (one progress bar per file, drawn from the gateway's document records)
+until indexed or failed."""
 from __future__ import annotations
 
 import argparse
@@ -11,9 +12,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from shared.cli import api
-from shared.cli.sse import ProgressStream
-from shared.cli.tracking import DocProgress, Tracker
+from cli import api
+from cli.sse import DocumentStream
+from cli.tracking import DocProgress, Tracker
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategy", choices=("token", "question"), default="token",
                    help="chunking strategy (default: token)")
     p.add_argument("--wait", action="store_true", help="show progress until every file is indexed or failed")
-    p.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait with --wait (default 1800)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds to wait with --wait (default $LEGCO_WAIT_TIMEOUT_S or 1800)")
     p.set_defaults(func=run)
 
 
@@ -70,7 +72,8 @@ def print_summary(console: Console, docs: list[DocProgress]) -> None:
 async def _ingest(args: argparse.Namespace) -> int:
     out, err = Console(), Console(stderr=True)
     failures = 0
-    async with api.make_client(args.url) as client:
+    timeout_s = args.client.wait_timeout_s if args.timeout is None else args.timeout
+    async with api.make_client(args.url, args.client) as client:
         if not args.wait:
             for path in args.files:
                 try:
@@ -83,14 +86,14 @@ async def _ingest(args: argparse.Namespace) -> int:
                           + (f"; replaced {', '.join(r['replaced'])}" if r.get("replaced") else ""),
                           highlight=False, markup=False)
             return 1 if failures else 0
-        stream = ProgressStream(client)
+        stream = DocumentStream(client, args.client)
         if not await stream.start():
             err.print("warning: no progress stream; following documents by polling", highlight=False)
         bars = Bars(out)
-        tracker = Tracker(client, stream, on_update=bars.update)
+        tracker = Tracker(client, stream, on_update=bars.update, poll_s=args.client.poll_interval_s)
         try:
             with bars.progress:
-                runner = asyncio.create_task(tracker.run(args.timeout))
+                runner = asyncio.create_task(tracker.run(timeout_s))
                 for path in args.files:
                     try:
                         r = await api.upload(client, path, args.strategy)
@@ -114,7 +117,7 @@ async def _ingest(args: argparse.Namespace) -> int:
                 pass
     print_summary(out, docs)
     if not finished:
-        err.print(f"error: timed out after {args.timeout:.0f} s", highlight=False)
+        err.print(f"error: timed out after {timeout_s:.0f} s", highlight=False)
     failures += sum(1 for d in docs if d.status != "indexed")
     return 1 if failures else 0
 

@@ -1,17 +1,18 @@
 """Async calls to the gateway HTTP API (``/api/v1``) with errors turned into ``ApiError``.
 
 Every function takes an ``httpx.AsyncClient`` whose ``base_url`` is the gateway root
-(e.g. ``http://localhost:8080``) and returns the decoded JSON body.
+(e.g. ``http://localhost:8080``) and returns the decoded JSON body. The URL and the timeouts
+come from ``shared.settings.ClientSettings`` (``LEGCO_URL``, ``LEGCO_REQUEST_TIMEOUT_S``).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-DEFAULT_URL = "http://localhost:8080"
+from shared.settings import ClientSettings
+
 API = "/api/v1"
 
 
@@ -27,15 +28,16 @@ class ApiError(Exception):
         self.status = status
 
 
-def resolve_url(flag: str | None) -> str:
-    """Gateway root URL: ``--url`` flag, else env ``LEGCO_URL``, else ``DEFAULT_URL``; no
-    trailing slash."""
-    return (flag or os.environ.get("LEGCO_URL") or DEFAULT_URL).rstrip("/")
+def resolve_url(flag: str | None, settings: ClientSettings | None = None) -> str:
+    """Gateway root URL: ``--url`` flag, else ``settings.url`` (env ``LEGCO_URL``, default
+    ``http://localhost:8080``); no trailing slash."""
+    return (flag or (settings or ClientSettings()).url).rstrip("/")
 
 
-def make_client(url: str, timeout_s: float = 120.0) -> httpx.AsyncClient:
-    """A keep-alive client for the gateway at ``url`` (``timeout_s`` seconds per request)."""
-    return httpx.AsyncClient(base_url=url, timeout=timeout_s)
+def make_client(url: str, settings: ClientSettings | None = None) -> httpx.AsyncClient:
+    """A keep-alive client for the gateway at ``url`` (``settings.request_timeout_s`` seconds
+    per request; ``ClientSettings()`` when not given)."""
+    return httpx.AsyncClient(base_url=url, timeout=(settings or ClientSettings()).request_timeout_s)
 
 
 def error_detail(resp: httpx.Response) -> str:
