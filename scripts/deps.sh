@@ -15,6 +15,7 @@ say() { printf '\033[1m[deps]\033[0m %s\n' "$*"; }
 
 python_deps() {
   local venv="$cache/venv" stamp
+  [ "${LEGCO_SKIP_PYTHON_DEPS:-0}" = 1 ] && [ -x "$venv/bin/python" ] && return 0  # development: keep the venv as is
   stamp=$(cat "$repo/pyproject.toml" | sha256sum | cut -c1-16)
   if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi
   say "python venv ($venv)"
