@@ -2,7 +2,7 @@
 # Installs everything the stack and the tests need, idempotently, with downloads and builds
 # cached under $LEGCO_CACHE (default .cache/, git-ignored):
 #   venv (pip, keyed by pyproject.toml), Kafka jars (Maven Central via mvn), MinIO (go install),
-#   the web frontend (npm ci + vite build, keyed by frontend sources),
+#   the web frontend (npm ci + api types + vite build, keyed by frontend sources),
 #   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present).
 # Usage: scripts/deps.sh [python|kafka|minio|frontend|browser|all]   (default all)
 set -euo pipefail
@@ -43,10 +43,12 @@ frontend_deps() {
   local fe="$repo/frontend" stamp
   [ -f "$fe/package.json" ] || return 0
   [ "${LEGCO_SKIP_FRONTEND:-0}" = 1 ] && return 0
-  stamp=$(cd "$fe" && find src index.html package.json package-lock.json vite.config.* tsconfig*.json -type f 2>/dev/null \
+  stamp=$(cd "$fe" && find src index.html openapi.json package.json package-lock.json vite.config.* tsconfig*.json -type f 2>/dev/null \
           | sort | xargs cat | sha256sum | cut -c1-16)
   if [ -f "$fe/dist/index.html" ] && [ "$(cat "$cache/frontend.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi
-  say "web frontend (npm ci, vite build)"
+  # `npm run build` generates src/api-types.ts from the committed openapi.json (the gateway's
+  # schema; `npm run gen:api` rewrites it), then type-checks and bundles.
+  say "web frontend (npm ci, api types, vite build)"
   (cd "$fe" && npm ci --cache "$cache/npm" --prefer-offline --no-audit --no-fund --loglevel=error \
      && npm run build --silent)
   echo "$stamp" > "$cache/frontend.stamp"

@@ -12,6 +12,9 @@ from pydantic import BaseModel, Field
 FileType = Literal["pdf", "docx", "txt"]
 StrategyName = Literal["token", "question"]
 STRATEGIES: tuple[str, ...] = ("token", "question")
+# What an upload's filename may end with (lower-cased): the gateway refuses anything else (400)
+# and serves this list to clients at ``GET /api/v1/config``. One extension per ``FileType``.
+ACCEPTED_EXTENSIONS: tuple[str, ...] = (".pdf", ".docx", ".txt")
 
 
 class PageText(BaseModel):

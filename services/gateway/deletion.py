@@ -16,5 +16,4 @@ async def delete_document(state: GatewayState, document_id: str) -> None:
     """
     await asyncio.to_thread(state.vectors.delete_document, document_id)
     await asyncio.to_thread(state.store.delete_document, document_id)
-    state.registry.forget(document_id)
-    state.hub.broadcast("deleted", {"document_id": document_id})
+    state.registry.forget(document_id)  # announces ``deleted`` to SSE clients

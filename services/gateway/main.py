@@ -2,7 +2,7 @@
 
 Stores uploads in MinIO and emits ``documents.uploaded``; keeps the document registry by
 consuming ``documents.progress`` (consumer group per gateway instance, from the earliest
-offset, so a restarted gateway catches up); streams progress over SSE; forwards
+offset, so a restarted gateway catches up); streams each changed record over SSE; forwards
 ``/api/v1/query`` to the query service; serves the built frontend at ``/``.
 Run: ``python -m services.gateway``.
 """
@@ -18,9 +18,9 @@ from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 from faststream import AckPolicy
 
-from services.gateway.api.routes import documents, events, health, ingest, query
+from services.gateway.api.routes import config, documents, events, health, ingest, query
 from services.gateway.registry import Registry
-from services.gateway.sse import ProgressHub
+from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
 from shared import topics
 from shared.events import ProgressEvent
@@ -44,10 +44,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI):
         store = ObjectStore(settings)
         await asyncio.to_thread(store.ensure_bucket)
-        registry = Registry(store)
+        hub = DocumentHub()
+        registry = Registry(store, hub)
         loaded = await registry.load()
         log.info("registry loaded: %d documents", loaded)
-        hub = ProgressHub()
         state = GatewayState(settings=settings, broker=broker, uploads=uploads, store=store,
                              vectors=VectorStore(settings), registry=registry, hub=hub,
                              http=httpx.AsyncClient())
@@ -55,9 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
                            auto_offset_reset="earliest", ack_policy=AckPolicy.ACK)
         async def on_progress(event: ProgressEvent) -> None:
-            record = await registry.apply(event)
-            if record is not None:
-                hub.broadcast("progress", event.model_dump(mode="json"))
+            await registry.apply(event)  # sends the folded record to SSE clients
 
         app.state.gateway = state
         await broker.start()
@@ -70,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="LegCo briefing assistant API", version="1",
                   description="Upload briefing papers, follow their ingest, ask questions with page sources.",
                   lifespan=lifespan)
-    for r in (ingest.router, documents.router, events.router, query.router):
+    for r in (ingest.router, documents.router, events.router, query.router, config.router):
         app.include_router(r, prefix="/api/v1")
     app.include_router(health.router)
     add_metrics_route(app)

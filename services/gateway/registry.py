@@ -1,43 +1,21 @@
-"""The document registry: one ``DocumentRecord`` per document, kept in memory by the gateway
-and written through to a manifest object in MinIO (``documents/{id}/manifest.json``), so it
-survives a restart of any service. The gateway folds the progress topic into it.
+"""The document registry: one ``DocumentRecord`` (``shared.api``) per document, kept in memory
+by the gateway and written through to a manifest object in MinIO (``documents/{id}/manifest.json``),
+so it survives a restart of any service. The gateway folds the progress topic into it, and it
+announces every change to the SSE clients (``DocumentHub``): the whole record after a change,
+``deleted`` when a document is forgotten. This fold is the only one: clients never redo it.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
 
-from pydantic import BaseModel, Field
-
+from services.gateway.sse import DocumentHub
 from shared import storage
+from shared.api import SSE_DELETED, SSE_DOCUMENT, DeletedNotice, DocumentRecord
 from shared.events import ProgressEvent
 from shared.storage import ObjectStore
 
 log = logging.getLogger("legco.gateway.registry")
-
-
-class DocumentRecord(BaseModel):
-    """What the API reports about a document (``GET /api/v1/documents``)."""
-
-    document_id: str
-    filename: str
-    department: str = "default"
-    file_type: str | None = None
-    strategy: str
-    strategy_used: str | None = None
-    status: str = "queued"
-    stage: str = "uploaded"
-    pages_done: int = 0
-    pages_total: int = 0
-    unit: str = "pages"
-    page_count: int | None = None
-    chunk_count: int = 0
-    upload_date: str
-    updated_at: str | None = None
-    size_bytes: int = 0
-    sha256: str = ""
-    error: str | None = None
-    warnings: list[str] = Field(default_factory=list)
 
 
 def apply_progress(record: DocumentRecord, event: ProgressEvent) -> DocumentRecord:
@@ -70,10 +48,12 @@ class Registry:
 
     Args:
         store: the object store holding the manifests.
+        hub: where changes are announced (SSE); ``None``: nowhere.
     """
 
-    def __init__(self, store: ObjectStore) -> None:
+    def __init__(self, store: ObjectStore, hub: DocumentHub | None = None) -> None:
         self.store = store
+        self.hub = hub
         self.records: dict[str, DocumentRecord] = {}
         self.lock = asyncio.Lock()
 
@@ -93,9 +73,16 @@ class Registry:
         return len(self.records)
 
     async def put(self, record: DocumentRecord) -> None:
-        """Insert or replace a record and write its manifest."""
+        """Insert or replace a record, write its manifest, then send it to SSE clients as a
+        ``document`` event.
+
+        Raises:
+            minio errors when MinIO is down (the record is then in memory only, and not sent).
+        """
         self.records[record.document_id] = record
         await asyncio.to_thread(self.store.put_json, storage.manifest_key(record.document_id), record)
+        if self.hub is not None:
+            self.hub.broadcast(SSE_DOCUMENT, record.model_dump(mode="json"))
 
     async def apply(self, event: ProgressEvent) -> DocumentRecord | None:
         """Fold a progress event in; ``None`` (ignored) for unknown/deleted documents."""
@@ -116,8 +103,11 @@ class Registry:
         return [r for r in self.records.values() if r.filename == filename and r.department == department]
 
     def forget(self, document_id: str) -> None:
-        """Drop a record from memory (its manifest is deleted with the document's objects)."""
+        """Drop a record from memory (its manifest is deleted with the document's objects) and
+        send a ``deleted`` event to SSE clients."""
         self.records.pop(document_id, None)
+        if self.hub is not None:
+            self.hub.broadcast(SSE_DELETED, DeletedNotice(document_id=document_id).model_dump(mode="json"))
 
     def list(self) -> list[DocumentRecord]:
         """All records, newest upload first."""

@@ -1,4 +1,5 @@
-"""Fan-out of progress events to Server-Sent-Events clients of this gateway process."""
+"""Fan-out of document changes (``shared.api`` SSE events) to the Server-Sent-Events clients of
+this gateway process."""
 from __future__ import annotations
 
 import asyncio
@@ -6,7 +7,7 @@ import json
 from typing import Any
 
 
-class ProgressHub:
+class DocumentHub:
     """Each SSE client gets a bounded queue; a slow client loses old events, never blocks others."""
 
     def __init__(self, queue_size: int = 1000) -> None:

@@ -8,7 +8,7 @@ import httpx
 from faststream.kafka import KafkaBroker
 
 from services.gateway.registry import Registry
-from services.gateway.sse import ProgressHub
+from services.gateway.sse import DocumentHub
 from shared.settings import Settings
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
@@ -24,5 +24,5 @@ class GatewayState:
     store: ObjectStore
     vectors: VectorStore
     registry: Registry
-    hub: ProgressHub
+    hub: DocumentHub
     http: httpx.AsyncClient

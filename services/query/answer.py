@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from openai import AsyncOpenAI
 
-from services.query.schemas import Source
+from shared.api import Source
 from shared.settings import Settings
 
 SYSTEM_PROMPT = (

@@ -16,9 +16,9 @@ from services.query.keyword_index import KeywordIndex
 from services.query.langbias import LanguageMeans
 from services.query.lexicon import load_lexicon
 from services.query.retrieve import retrieve
-from services.query.schemas import QueryRequest, QueryResponse
 from services.query.scoring import ScoringParams
 from services.query.vector_cache import VectorCache
+from shared.api import QueryRequest, QueryResponse
 from shared.embeddings import EmbeddingClient
 from shared.metrics import QUERY_LATENCY, add_metrics_route
 from shared.settings import get_settings

@@ -13,9 +13,9 @@ from services.query.keyword_index import KeywordHits, KeywordIndex, matched_term
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans, debias, language_neutral
 from services.query.renditions import Ranked, collapse
-from services.query.schemas import Rendition, Source
 from services.query.scoring import Candidate, ScoringParams, score_candidates
 from services.query.vector_cache import VectorCache
+from shared.api import Rendition, Source
 from shared.chunkview import chunk_view, page_pdf_of
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language

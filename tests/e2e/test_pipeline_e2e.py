@@ -156,14 +156,16 @@ def test_delete_one_chunk(ingested, api, stack):
     assert api.delete(f"/api/v1/chunks/{chunk_id}").status_code == 404
 
 
-def test_sse_streams_progress_to_indexed(stack, api):
+def test_sse_streams_document_records_to_indexed(stack, api):
+    """The SSE stream sends the gateway's folded record (event ``document``) after each change,
+    the same JSON as ``GET /api/v1/documents/{id}``, and ``deleted`` when the document goes."""
     import json
     import threading
 
     import httpx
 
-    events: list[dict] = []
-    done = threading.Event()
+    events: list[tuple[str, dict]] = []
+    indexed, deleted = threading.Event(), threading.Event()
 
     def listen():
         with httpx.Client(base_url=stack.gateway_url, timeout=None) as c, c.stream("GET", "/api/v1/events") as r:
@@ -171,10 +173,15 @@ def test_sse_streams_progress_to_indexed(stack, api):
             for line in r.iter_lines():
                 if line.startswith("event:"):
                     name = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and name == "progress":
-                    events.append(json.loads(line.split(":", 1)[1]))
-                    if events[-1]["status"] in ("indexed", "failed") and events[-1]["document_id"] == target.get("id"):
-                        done.set()
+                elif line.startswith("data:") and name in ("document", "deleted", "progress"):
+                    data = json.loads(line.split(":", 1)[1])
+                    events.append((name, data))
+                    if data["document_id"] != target.get("id"):
+                        continue
+                    if name == "document" and data["status"] in ("indexed", "failed"):
+                        indexed.set()
+                    if name == "deleted":
+                        deleted.set()
                         return
 
     target: dict = {}
@@ -182,12 +189,17 @@ def test_sse_streams_progress_to_indexed(stack, api):
     t.start()
     time.sleep(1.0)
     target["id"] = upload(api, BAD / "utf8_bom.txt")["document_id"]
-    assert done.wait(180), events[-5:]
-    mine = [e for e in events if e["document_id"] == target["id"]]
-    stages = [e["stage"] for e in mine]
+    assert indexed.wait(180), events[-5:]
+    assert "progress" not in {n for n, _ in events}, "raw progress events reached an SSE client"
+    mine = [d for n, d in events if n == "document" and d["document_id"] == target["id"]]
+    stages = [d["stage"] for d in mine]
     assert stages[0] == "uploaded" and "parsing" in stages and "embedding" in stages and stages[-1] == "indexed"
+    assert mine[-1] == api.get(f"/api/v1/documents/{target['id']}").json()
+    assert mine[-1]["filename"] == "utf8_bom.txt" and mine[-1]["chunk_count"] >= 1
     chunks = api.get(f"/api/v1/documents/{target['id']}/chunks").json()["chunks"]
     assert chunks[0]["text"].startswith("立法會") and "\ufeff" not in chunks[0]["text"]
+    assert api.delete(f"/api/v1/documents/{target['id']}").json()["deleted"] is True
+    assert deleted.wait(30), events[-3:]
 
 
 def test_metrics_exposed(api, stack):

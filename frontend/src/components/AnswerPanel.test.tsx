@@ -6,7 +6,7 @@ import type { QueryResponse, Source } from '../types';
 
 const tokenSource: Source = makeSource();
 
-const qaSource: Source = {
+const qaSource: Source = makeSource({
   chunk_id: 'doc-2_0',
   document_id: 'doc-2',
   filename: '補償及安置安排.pdf',
@@ -19,12 +19,14 @@ const qaSource: Source = {
   question_text: 'What compensation do affected farmers receive?',
   topic_section: '(B) Compensation',
   source_page_range: [14, 15],
-};
+});
 
 function response(overrides: Partial<QueryResponse> = {}): QueryResponse {
   return {
     answer: 'The budget is **$12 million** [1].\n\n| Year | Amount |\n| --- | --- |\n| 2025 | 12 |',
     answer_mode: 'llm',
+    notice: null,
+    llm_model: null,
     sources: [tokenSource, qaSource],
     ...overrides,
   };

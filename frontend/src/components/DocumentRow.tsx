@@ -46,7 +46,7 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
   const meta: ReactNode[] = [
     `${doc.chunk_count} ${doc.chunk_count === 1 ? 'chunk' : 'chunks'}`,
     ...(doc.page_count != null ? [`${doc.page_count} ${doc.page_count === 1 ? 'page' : 'pages'}`] : []),
-    doc.file_type.toUpperCase(),
+    ...(doc.file_type ? [doc.file_type.toUpperCase()] : []),
     <>
       uploaded <time dateTime={doc.upload_date}>{formatDate(doc.upload_date)}</time>
     </>,

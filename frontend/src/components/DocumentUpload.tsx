@@ -3,16 +3,11 @@ import { Badge, Button, CloseButton, Group, Paper, Stack, Text, Title } from '@m
 import { Dropzone, type FileRejection } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
 import type { ChunkingStrategy, DocumentInfo, IngestResponse } from '../types';
-import { useIngestDocument } from '../lib/queries';
+import { useApiConfig, useIngestDocument } from '../lib/queries';
 import { errorMessage } from '../lib/api';
+import { dropzoneAccept, fileTypeList } from '../lib/accept';
 import { STRATEGY_OPTIONS } from '../lib/format';
 import { StrategySelector } from './StrategySelector';
-
-export const ACCEPTED_TYPES = {
-  'application/pdf': ['.pdf'],
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['.docx'],
-  'text/plain': ['.txt'],
-};
 
 export interface DocumentUploadProps {
   /** Current documents, used to warn that a same-named upload replaces the old one. */
@@ -36,6 +31,12 @@ export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
   const [uploading, setUploading] = useState(false);
   const openRef = useRef<() => void>(null);
   const ingest = useIngestDocument();
+  // Until the gateway's rules arrive (or if it cannot say), the picker takes any file and the
+  // gateway's answer to the upload says what is wrong.
+  const extensions = useApiConfig().data?.accepted_extensions;
+  const accept = extensions ? dropzoneAccept(extensions) : undefined;
+  const anyType = extensions ? fileTypeList(extensions, 'or') : null;
+  const onlyTypes = extensions ? `Only ${fileTypeList(extensions, 'and')} files are accepted` : null;
 
   const existingNames = new Set(existing.map((d) => d.filename));
   const strategyLabel = STRATEGY_OPTIONS.find((o) => o.value === strategy)?.label ?? strategy;
@@ -54,7 +55,7 @@ export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
       notifications.show({
         color: 'red',
         title: `Cannot upload ${rejection.file.name}`,
-        message: rejection.errors.map((e) => e.message).join(' ') || 'Only PDF, DOCX and TXT files are accepted.',
+        message: rejection.errors.map((e) => e.message).join(' ') || `${onlyTypes ?? 'This file is not accepted'}.`,
       });
     }
   };
@@ -100,12 +101,12 @@ export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
         <Dropzone
           onDrop={addFiles}
           onReject={onReject}
-          accept={ACCEPTED_TYPES}
+          accept={accept}
           multiple
           openRef={openRef}
           activateOnClick
           disabled={uploading}
-          aria-label="Drop PDF, DOCX or TXT files here, or press Enter to choose files"
+          aria-label={`Drop ${anyType ? `${anyType} ` : ''}files here, or press Enter to choose files`}
           name="file"
         >
           <Stack align="center" gap={4} py="md" style={{ pointerEvents: 'none' }}>
@@ -114,14 +115,14 @@ export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
             </Dropzone.Accept>
             <Dropzone.Reject>
               <Text fw={600} c="red">
-                Only PDF, DOCX and TXT files are accepted
+                {onlyTypes ?? 'This file is not accepted'}
               </Text>
             </Dropzone.Reject>
             <Dropzone.Idle>
               <Text fw={600}>Drag briefing papers here</Text>
             </Dropzone.Idle>
             <Text size="sm" c="dimmed" ta="center">
-              PDF, DOCX or TXT · Chinese or English · several files at once
+              {anyType ? `${anyType} · ` : ''}Chinese or English · several files at once
             </Text>
           </Stack>
         </Dropzone>

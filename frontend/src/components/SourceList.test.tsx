@@ -4,7 +4,6 @@ import { SourceList } from './SourceList';
 import { makeSource, renderWithProviders } from '../test/utils';
 import type { Source } from '../types';
 
-
 function renderCards(sources: Source[]) {
   renderWithProviders(<SourceList sources={sources} />);
   return within(screen.getByRole('region', { name: /sources/i })).getAllByRole('listitem');
@@ -30,7 +29,9 @@ describe('SourceList match badge', () => {
   });
 
   it('shows no match badge for an older response without matched_by', () => {
-    const [card] = renderCards([makeSource()]);
+    const older: Partial<Source> = makeSource();
+    delete older.matched_by;
+    const [card] = renderCards([older as Source]);
     expect(within(card).queryByText(/match$/)).not.toBeInTheDocument();
     expect(within(card).getByText('Score 0.877')).toBeInTheDocument();
   });

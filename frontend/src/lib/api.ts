@@ -1,4 +1,5 @@
 import type {
+  ApiConfig,
   ChunkingStrategy,
   ChunkListResponse,
   DeleteResponse,
@@ -83,6 +84,11 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
     throw new ApiError(response.status, message);
   }
   return body as T;
+}
+
+/** What the gateway accepts for upload (extensions, strategies, size limit). */
+export function getConfig(): Promise<ApiConfig> {
+  return request<ApiConfig>('/config');
 }
 
 export function listDocuments(): Promise<DocumentListResponse> {

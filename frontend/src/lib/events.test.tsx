@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { act, screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { RAGDatabasePage } from '../pages/RAGDatabasePage';
 import {
   MockEventSource,
@@ -18,7 +18,7 @@ function listBody(documents: DocumentInfo[]) {
 }
 
 describe('useDocumentEvents', () => {
-  it('refetches the list when a progress event names a document it does not know', async () => {
+  it('refetches the list when a document event names a document it does not know', async () => {
     let documents = [makeDocument({ document_id: 'a', filename: 'a.pdf' })];
     const fetchSpy = mockFetch({ 'GET /api/v1/documents': () => jsonResponse(listBody(documents)) });
     renderWithProviders(<RAGDatabasePage />);
@@ -26,26 +26,70 @@ describe('useDocumentEvents', () => {
     const listCalls = () => fetchSpy.mock.calls.filter(([url]) => url === '/api/v1/documents').length;
     const before = listCalls();
 
-    documents = [
-      ...documents,
-      makeDocument({ document_id: 'b', filename: 'uploaded-elsewhere.pdf', status: 'processing', stage: 'parsing' }),
-    ];
-    act(() =>
-      MockEventSource.latest().emit('progress', {
-        document_id: 'b',
-        filename: 'uploaded-elsewhere.pdf',
-        stage: 'parsing',
-        status: 'processing',
-        pages_done: 1,
-        pages_total: 5,
-        chunk_count: 0,
-        error: null,
-        warnings: [],
-        ts: 1,
-      }),
-    );
+    const elsewhere = makeDocument({
+      document_id: 'b',
+      filename: 'uploaded-elsewhere.pdf',
+      status: 'processing',
+      stage: 'parsing',
+      pages_done: 1,
+      pages_total: 5,
+      chunk_count: 0,
+    });
+    documents = [...documents, elsewhere];
+    act(() => MockEventSource.latest().emit('document', elsewhere));
     expect(await screen.findByRole('article', { name: 'uploaded-elsewhere.pdf' })).toBeInTheDocument();
     expect(listCalls()).toBeGreaterThan(before);
+  });
+
+  it('replaces the cached record with the one sent, fields it no longer has included', async () => {
+    const failed = makeDocument({
+      status: 'failed',
+      stage: 'failed',
+      chunk_count: 0,
+      error: 'The PDF has no text layer',
+      warnings: ['Page 2 is scanned'],
+    });
+    mockFetch({ 'GET /api/v1/documents': () => jsonResponse(listBody([failed])) });
+    renderWithProviders(<RAGDatabasePage />);
+    const row = await screen.findByRole('article', { name: 'report.pdf' });
+    expect(within(row).getByText('The PDF has no text layer')).toBeInTheDocument();
+
+    // A redelivered upload starts over: the gateway's record has no error and no warnings now.
+    act(() =>
+      MockEventSource.latest().emit('document', {
+        ...failed,
+        status: 'processing',
+        stage: 'parsing',
+        pages_done: 0,
+        error: null,
+        warnings: [],
+        updated_at: '2026-05-16T00:00:00Z',
+      }),
+    );
+    await waitFor(() => expect(within(row).getByTestId('progress-stage')).toHaveTextContent('Parsing'));
+    expect(within(row).queryByText('The PDF has no text layer')).not.toBeInTheDocument();
+    expect(within(row).queryByText('Page 2 is scanned')).not.toBeInTheDocument();
+  });
+
+  it('removes a document when the gateway reports it deleted', async () => {
+    mockFetch({
+      'GET /api/v1/documents': () =>
+        jsonResponse(
+          listBody([
+            makeDocument({ document_id: 'a', filename: 'a.pdf', chunk_count: 3 }),
+            makeDocument({ document_id: 'b', filename: 'b.pdf', chunk_count: 5 }),
+          ]),
+        ),
+    });
+    renderWithProviders(<RAGDatabasePage />);
+    await screen.findByRole('article', { name: 'a.pdf' });
+    expect(screen.getByLabelText('Chunks: 8')).toBeInTheDocument();
+
+    act(() => MockEventSource.latest().emit('deleted', { document_id: 'a' }));
+    await waitFor(() => expect(screen.queryByRole('article', { name: 'a.pdf' })).not.toBeInTheDocument());
+    expect(screen.getByRole('article', { name: 'b.pdf' })).toBeInTheDocument();
+    expect(screen.getByLabelText('Documents: 1')).toBeInTheDocument();
+    expect(screen.getByLabelText('Chunks: 5')).toBeInTheDocument();
   });
 
   it('ignores malformed events and closes the stream on unmount', async () => {
@@ -53,7 +97,8 @@ describe('useDocumentEvents', () => {
     const { unmount } = renderWithProviders(<RAGDatabasePage />);
     await screen.findByRole('article', { name: 'report.pdf' });
     const source = MockEventSource.latest();
-    act(() => source.emit('progress', 'not json at all'));
+    act(() => source.emit('document', 'not json at all'));
+    act(() => source.emit('deleted', { no: 'id' }));
     expect(screen.getByRole('article', { name: 'report.pdf' })).toBeInTheDocument();
     unmount();
     await waitFor(() => expect(source.readyState).toBe(MockEventSource.CLOSED));

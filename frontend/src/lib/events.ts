@@ -1,82 +1,72 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { API_BASE } from './api';
-import { queryKeys } from './queries';
-import type { DocumentInfo, DocumentListResponse, ProgressEvent } from '../types';
+import { queryKeys, removeCachedDocument } from './queries';
+import type { DeletedNotice, DocumentInfo, DocumentListResponse } from '../types';
 
 export const EVENTS_URL = `${API_BASE}/events`;
 
 export type EventStreamState = 'connecting' | 'open' | 'closed' | 'unsupported';
 
-function parseProgress(data: string): ProgressEvent | null {
+/** The JSON of an SSE message if it names a document, else null (malformed messages are ignored). */
+function parseData<T extends { document_id: string }>(data: string): T | null {
   try {
-    const parsed = JSON.parse(data) as Partial<ProgressEvent>;
+    const parsed = JSON.parse(data) as Partial<T> | null;
     if (!parsed || typeof parsed.document_id !== 'string') return null;
-    return parsed as ProgressEvent;
+    return parsed as T;
   } catch {
     return null;
   }
 }
 
-function tsValue(ts: ProgressEvent['ts'] | undefined): number | null {
-  if (ts === undefined || ts === null) return null;
-  if (typeof ts === 'number') return ts;
-  const asNumber = Number(ts);
-  if (!Number.isNaN(asNumber)) return asNumber;
-  const asDate = Date.parse(ts);
-  return Number.isNaN(asDate) ? null : asDate;
+function timeOf(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
 }
 
-function mergeDocument(doc: DocumentInfo, event: ProgressEvent): DocumentInfo {
-  return {
-    ...doc,
-    filename: event.filename ?? doc.filename,
-    stage: event.stage ?? doc.stage,
-    status: event.status ?? doc.status,
-    pages_done: event.pages_done ?? doc.pages_done,
-    pages_total: event.pages_total ?? doc.pages_total,
-    unit: event.unit ?? doc.unit,
-    chunk_count: event.chunk_count ?? doc.chunk_count,
-    error: event.error !== undefined ? event.error : doc.error,
-    warnings: event.warnings ?? doc.warnings,
-  };
+/** True when `incoming` is older than the cached copy (the list fetched over HTTP can be ahead of the stream). */
+function isOlder(incoming: DocumentInfo, cached: DocumentInfo): boolean {
+  const a = timeOf(incoming.updated_at);
+  const b = timeOf(cached.updated_at);
+  return a !== null && b !== null && a < b;
 }
 
 /**
- * Merge one progress event into the TanStack Query cache.
- * Returns true when the document was found in the cached list.
+ * Put a document record sent by the gateway (SSE `document`) into the TanStack Query cache,
+ * replacing the cached copy unless that one is newer. Returns true when the document was in the
+ * cached list.
  */
-export function applyProgressEvent(queryClient: QueryClient, event: ProgressEvent): boolean {
+export function applyDocumentRecord(queryClient: QueryClient, record: DocumentInfo): boolean {
   let found = false;
   queryClient.setQueryData<DocumentListResponse>(queryKeys.documents, (old) => {
     if (!old) return old;
-    let chunkDelta = 0;
-    const documents = old.documents.map((doc) => {
-      if (doc.document_id !== event.document_id) return doc;
-      found = true;
-      const merged = mergeDocument(doc, event);
-      chunkDelta = merged.chunk_count - doc.chunk_count;
-      return merged;
-    });
-    if (!found) return old;
-    return { ...old, documents, total_chunks: Math.max(0, old.total_chunks + chunkDelta) };
+    const index = old.documents.findIndex((d) => d.document_id === record.document_id);
+    if (index < 0) return old;
+    found = true;
+    const cached = old.documents[index];
+    if (isOlder(record, cached)) return old;
+    const documents = old.documents.slice();
+    documents[index] = record;
+    const total_chunks = Math.max(0, old.total_chunks + record.chunk_count - cached.chunk_count);
+    return { ...old, documents, total_chunks };
   });
-  queryClient.setQueryData<DocumentInfo>(queryKeys.document(event.document_id), (old) =>
-    old ? mergeDocument(old, event) : old,
+  queryClient.setQueryData<DocumentInfo>(queryKeys.document(record.document_id), (old) =>
+    old && !isOlder(record, old) ? record : old,
   );
   return found;
 }
 
 /**
- * Subscribe to the backend's Server-Sent Events stream and merge `progress`
- * events into the documents query cache. Returns the connection state.
+ * Subscribe to the gateway's Server-Sent Events stream: each `document` event carries a whole
+ * document record, which replaces the cached one; `deleted` removes a document. Returns the
+ * connection state.
  */
 export function useDocumentEvents(): EventStreamState {
   const queryClient = useQueryClient();
   const [state, setState] = useState<EventStreamState>(() =>
     typeof EventSource === 'undefined' ? 'unsupported' : 'connecting',
   );
-  const lastTs = useRef(new Map<string, number>());
 
   useEffect(() => {
     if (typeof EventSource === 'undefined') {
@@ -95,33 +85,33 @@ export function useDocumentEvents(): EventStreamState {
     const onError = () => {
       setState(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
     };
-    const onProgress = (message: MessageEvent<string>) => {
-      const event = parseProgress(message.data);
-      if (!event) return;
-      const ts = tsValue(event.ts);
-      if (ts !== null) {
-        const previous = lastTs.current.get(event.document_id);
-        if (previous !== undefined && ts < previous) return; // stale, out of order
-        lastTs.current.set(event.document_id, ts);
-      }
-      const found = applyProgressEvent(queryClient, event);
+    const onDocument = (message: MessageEvent<string>) => {
+      const record = parseData<DocumentInfo>(message.data);
+      if (!record) return;
+      const found = applyDocumentRecord(queryClient, record);
       if (!found) {
         // A document we have not listed yet (e.g. uploaded from another window).
         void queryClient.invalidateQueries({ queryKey: queryKeys.documents });
       }
-      if (event.status === 'indexed' || event.status === 'failed') {
-        void queryClient.invalidateQueries({ queryKey: queryKeys.chunks(event.document_id) });
-        void queryClient.invalidateQueries({ queryKey: queryKeys.documents });
+      if (record.status === 'indexed' || record.status === 'failed') {
+        // The record is complete; only the chunks (listed separately) changed.
+        void queryClient.invalidateQueries({ queryKey: queryKeys.chunks(record.document_id) });
       }
+    };
+    const onDeleted = (message: MessageEvent<string>) => {
+      const notice = parseData<DeletedNotice>(message.data);
+      if (notice) removeCachedDocument(queryClient, notice.document_id);
     };
 
     source.addEventListener('open', onOpen);
     source.addEventListener('error', onError);
-    source.addEventListener('progress', onProgress as EventListener);
+    source.addEventListener('document', onDocument as EventListener);
+    source.addEventListener('deleted', onDeleted as EventListener);
     return () => {
       source.removeEventListener('open', onOpen);
       source.removeEventListener('error', onError);
-      source.removeEventListener('progress', onProgress as EventListener);
+      source.removeEventListener('document', onDocument as EventListener);
+      source.removeEventListener('deleted', onDeleted as EventListener);
       source.close();
     };
   }, [queryClient]);

@@ -1,7 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import {
   deleteChunk,
   deleteDocument,
+  getConfig,
   getDocument,
   ingestDocument,
   listChunks,
@@ -11,10 +12,25 @@ import {
 import type { ChunkingStrategy, ChunkListResponse, DocumentListResponse, QueryRequest } from '../types';
 
 export const queryKeys = {
+  config: ['config'] as const,
   documents: ['documents'] as const,
   document: (id: string) => ['documents', 'detail', id] as const,
   chunks: (id: string) => ['chunks', id] as const,
 };
+
+/** Drop a deleted document from the cached list (and its totals) and forget its chunks. */
+export function removeCachedDocument(queryClient: QueryClient, documentId: string): void {
+  queryClient.setQueryData<DocumentListResponse>(queryKeys.documents, (old) => {
+    const removed = old?.documents.find((d) => d.document_id === documentId);
+    if (!old || !removed) return old;
+    return {
+      documents: old.documents.filter((d) => d.document_id !== documentId),
+      total_documents: Math.max(0, old.total_documents - 1),
+      total_chunks: Math.max(0, old.total_chunks - removed.chunk_count),
+    };
+  });
+  queryClient.removeQueries({ queryKey: queryKeys.chunks(documentId) });
+}
 
 /**
  * The document list. With `pollWhileProcessing`, it is refetched every 5 s
@@ -31,6 +47,11 @@ export function useDocuments(options?: { pollWhileProcessing?: boolean }) {
       return busy ? 5000 : false;
     },
   });
+}
+
+/** The gateway's upload rules; read once per page load (they change only with a redeploy). */
+export function useApiConfig() {
+  return useQuery({ queryKey: queryKeys.config, queryFn: getConfig, staleTime: Infinity });
 }
 
 export function useDocument(documentId: string | null) {
@@ -62,17 +83,7 @@ export function useDeleteDocument() {
   return useMutation({
     mutationFn: (documentId: string) => deleteDocument(documentId),
     onSuccess: (_result, documentId) => {
-      queryClient.setQueryData<DocumentListResponse>(queryKeys.documents, (old) => {
-        if (!old) return old;
-        const removed = old.documents.find((d) => d.document_id === documentId);
-        if (!removed) return old;
-        return {
-          documents: old.documents.filter((d) => d.document_id !== documentId),
-          total_documents: Math.max(0, old.total_documents - 1),
-          total_chunks: Math.max(0, old.total_chunks - removed.chunk_count),
-        };
-      });
-      queryClient.removeQueries({ queryKey: queryKeys.chunks(documentId) });
+      removeCachedDocument(queryClient, documentId);
       return queryClient.invalidateQueries({ queryKey: queryKeys.documents });
     },
   });

@@ -42,7 +42,7 @@ describe('RAGDatabasePage', () => {
     expect(screen.getByRole('article', { name: 'b.docx' })).toBeInTheDocument();
   });
 
-  it('updates the progress bar from SSE progress events', async () => {
+  it('shows each document record sent over SSE', async () => {
     const processing = makeDocument({
       document_id: 'doc-9',
       filename: '基礎設施.pdf',
@@ -52,10 +52,9 @@ describe('RAGDatabasePage', () => {
       pages_total: 27,
       chunk_count: 0,
       page_count: null,
+      updated_at: '2026-05-16T10:00:00Z',
     });
-    // The "server" state follows the events, as the backend's would.
-    let serverDoc = processing;
-    mockFetch({ 'GET /api/v1/documents': () => jsonResponse(listBody([serverDoc])) });
+    mockFetch({ 'GET /api/v1/documents': () => jsonResponse(listBody([processing])) });
     renderWithProviders(<RAGDatabasePage />);
 
     const row = await screen.findByRole('article', { name: '基礎設施.pdf' });
@@ -66,59 +65,38 @@ describe('RAGDatabasePage', () => {
 
     expect(within(row).getByTestId('progress-stage')).toHaveTextContent('Parsing · 0 / 27 pages');
 
-    act(() =>
-      source.emit('progress', {
-        document_id: 'doc-9',
-        filename: '基礎設施.pdf',
-        stage: 'embedding',
-        status: 'processing',
-        pages_done: 9,
-        pages_total: 27,
-        chunk_count: 6,
-        error: null,
-        warnings: [],
-        ts: 2,
-      }),
-    );
+    const embedding = {
+      ...processing,
+      stage: 'embedding',
+      pages_done: 9,
+      chunk_count: 6,
+      page_count: 27,
+      updated_at: '2026-05-16T10:00:02Z',
+    };
+    act(() => source.emit('document', embedding));
     await waitFor(() =>
       expect(within(row).getByTestId('progress-stage')).toHaveTextContent('Embedding · 9 / 27 pages'),
     );
     const bar = within(row).getByRole('progressbar');
     expect(bar).toHaveAttribute('aria-valuenow', '33');
     expect(within(row).getByText('6 chunks')).toBeInTheDocument();
+    expect(within(row).getByText('27 pages')).toBeInTheDocument();
     expect(screen.getByLabelText('Chunks: 6')).toBeInTheDocument();
 
-    // An out-of-order (older) event is ignored.
+    // A record older than the one shown (e.g. the list was fetched after it was sent) is ignored.
     act(() =>
-      source.emit('progress', {
-        document_id: 'doc-9',
-        filename: '基礎設施.pdf',
-        stage: 'parsing',
-        status: 'processing',
-        pages_done: 1,
-        pages_total: 27,
-        chunk_count: 0,
-        error: null,
-        warnings: [],
-        ts: 1,
-      }),
+      source.emit('document', { ...processing, pages_done: 1, updated_at: '2026-05-16T10:00:01Z' }),
     );
     expect(within(row).getByTestId('progress-stage')).toHaveTextContent('Embedding · 9 / 27 pages');
 
     // While embedding the backend may count chunks instead of pages.
     act(() =>
-      source.emit('progress', {
-        document_id: 'doc-9',
-        filename: '基礎設施.pdf',
-        stage: 'embedding',
-        status: 'processing',
+      source.emit('document', {
+        ...embedding,
         pages_done: 3,
         pages_total: 12,
         unit: 'chunks',
-        chunk_count: 6,
-        error: null,
-        warnings: [],
-        ts: 2.5,
+        updated_at: '2026-05-16T10:00:03Z',
       }),
     );
     await waitFor(() =>
@@ -126,32 +104,21 @@ describe('RAGDatabasePage', () => {
     );
     expect(within(row).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '25');
 
-    serverDoc = {
-      ...serverDoc,
-      status: 'failed',
-      stage: 'failed',
-      pages_done: 9,
-      chunk_count: 6,
-      error: 'Embedding service unavailable',
-      warnings: ['Page 4 had no extractable text'],
-    };
     act(() =>
-      source.emit('progress', {
-        document_id: 'doc-9',
-        filename: '基礎設施.pdf',
-        stage: 'failed',
+      source.emit('document', {
+        ...embedding,
         status: 'failed',
-        pages_done: 9,
-        pages_total: 27,
-        chunk_count: 6,
+        stage: 'failed',
+        chunk_count: 0,
         error: 'Embedding service unavailable',
         warnings: ['Page 4 had no extractable text'],
-        ts: 3,
+        updated_at: '2026-05-16T10:00:04Z',
       }),
     );
     expect(await within(row).findByText('Embedding service unavailable')).toBeInTheDocument();
     expect(within(row).getByText('Page 4 had no extractable text')).toBeInTheDocument();
     expect(within(row).queryByRole('progressbar')).not.toBeInTheDocument();
+    expect(screen.getByLabelText('Chunks: 0')).toBeInTheDocument();
   });
 
   it('uploads the dropped files with the chosen strategy and shows replacements', async () => {
@@ -217,6 +184,19 @@ describe('RAGDatabasePage', () => {
     await waitFor(() => expect(within(newRow).getByText('Replaced previous upload')).toBeInTheDocument());
     expect(within(newRow).getByText('Chunked by question')).toBeInTheDocument();
     expect(screen.queryByRole('list', { name: 'Files ready to upload' })).not.toBeInTheDocument();
+  });
+
+  it('filters the file picker by the extensions the gateway accepts', async () => {
+    mockFetch({
+      'GET /api/v1/documents': () => jsonResponse(listBody([])),
+      'GET /api/v1/config': () =>
+        jsonResponse({ accepted_extensions: ['.pdf', '.txt'], strategies: ['token'], max_upload_bytes: 1024 }),
+    });
+    renderWithProviders(<RAGDatabasePage />);
+    expect(await screen.findByText('PDF or TXT · Chinese or English · several files at once')).toBeInTheDocument();
+    const input = document.querySelector('input[type="file"]') as HTMLInputElement;
+    expect(input.accept.split(',')).toEqual(['application/pdf', '.pdf', 'text/plain', '.txt']);
+    expect(screen.getByRole('presentation', { name: /drop pdf or txt files here/i })).toBeInTheDocument();
   });
 
   it('shows the API error when an upload is rejected', async () => {

@@ -7,7 +7,7 @@ import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { vi } from 'vitest';
 import { theme } from '../providers';
-import type { ChunkInfo, DocumentInfo, Source } from '../types';
+import type { ApiConfig, ChunkInfo, DocumentInfo, Source } from '../types';
 
 export function renderWithProviders(ui: ReactElement, { route = '/' }: { route?: string } = {}) {
   const queryClient = new QueryClient({
@@ -83,8 +83,19 @@ export function jsonResponse(body: unknown, status = 200) {
 
 type Handler = (url: string, init: RequestInit | undefined) => Response | Promise<Response>;
 
-/** Mock fetch by "METHOD /path" (path without query string). Unmatched calls fail the test loudly. */
+/** What the test gateway accepts (`GET /api/v1/config`), as the real one does by default. */
+export const TEST_CONFIG: ApiConfig = {
+  accepted_extensions: ['.pdf', '.docx', '.txt'],
+  strategies: ['token', 'question'],
+  max_upload_bytes: 104_857_600,
+};
+
+/**
+ * Mock fetch by "METHOD /path" (path without query string). Unmatched calls fail the test loudly.
+ * `GET /api/v1/config` answers `TEST_CONFIG` unless `routes` says otherwise.
+ */
 export function mockFetch(routes: Record<string, Handler>) {
+  routes = { 'GET /api/v1/config': () => jsonResponse(TEST_CONFIG), ...routes };
   const spy = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const method = (init?.method ?? 'GET').toUpperCase();
@@ -101,6 +112,7 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
   return {
     document_id: 'doc-1',
     filename: 'report.pdf',
+    department: 'default',
     file_type: 'pdf',
     strategy: 'token',
     strategy_used: 'token',
@@ -108,9 +120,13 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
     stage: 'indexed',
     pages_done: 4,
     pages_total: 4,
+    unit: 'pages',
     page_count: 4,
     chunk_count: 4,
     upload_date: '2026-05-15T09:30:00Z',
+    updated_at: '2026-05-15T09:31:00Z',
+    size_bytes: 52_000,
+    sha256: 'c0ffee',
     error: null,
     warnings: [],
     ...overrides,
@@ -120,12 +136,16 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
 export function makeTokenChunk(overrides: Partial<ChunkInfo> = {}): ChunkInfo {
   return {
     chunk_id: 'doc-1_0',
+    document_id: 'doc-1',
+    filename: 'report.pdf',
     chunk_index: 0,
     text: 'Budget allocation for the fourth quarter.',
     content_summary: 'Budget allocation…',
     page_number: 3,
     pdf_url: '/api/v1/documents/doc-1/pages/3.pdf',
     strategy_type: 'token',
+    source_page_range: null,
+    metadata: {},
     chunk_kind: 'token',
     ...overrides,
   };
@@ -134,6 +154,9 @@ export function makeTokenChunk(overrides: Partial<ChunkInfo> = {}): ChunkInfo {
 export function makeQaChunk(overrides: Partial<ChunkInfo> = {}): ChunkInfo {
   return {
     chunk_id: 'doc-2_0',
+    document_id: 'doc-2',
+    filename: '補償及安置安排.pdf',
+    metadata: {},
     chunk_index: 0,
     text: [
       '備用問答',
@@ -175,6 +198,14 @@ export function makeSource(overrides: Partial<Source> = {}): Source {
     snippet: 'The allocation for Q4 is $12 million.',
     pdf_url: '/api/v1/documents/doc-1/pages/3.pdf',
     strategy_type: 'token',
+    question_id: null,
+    question_text: null,
+    answer: null,
+    topic_section: null,
+    source_page_range: null,
+    matched_by: 'dense',
+    matched_terms: [],
+    also_in: [],
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-"""Document and chunk CRUD (seed 002 Feature 2) and the one-page PDFs (Feature 3)."""
+"""Listing and deleting documents and chunks, and serving a PDF document's pages as one-page PDFs."""
 from __future__ import annotations
 
 import asyncio
@@ -7,10 +7,9 @@ from pathlib import PurePath
 from fastapi import APIRouter, HTTPException, Response
 
 from services.gateway.api.deps import DocumentIdDep, StateDep
-from services.gateway.api.schemas import ChunkListResponse, DeleteResponse, DocumentListResponse
 from services.gateway.deletion import delete_document
-from services.gateway.registry import DocumentRecord
 from shared import storage
+from shared.api import ChunkListResponse, DeleteResponse, DocumentListResponse, DocumentRecord
 from shared.chunkview import chunk_view
 
 router = APIRouter(tags=["documents"])

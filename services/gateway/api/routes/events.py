@@ -1,4 +1,4 @@
-"""``GET /api/v1/events``: progress of every document as Server-Sent Events (sse-starlette)."""
+"""``GET /api/v1/events``: every change to a document record as Server-Sent Events (sse-starlette)."""
 from __future__ import annotations
 
 import asyncio
@@ -13,8 +13,11 @@ router = APIRouter(tags=["events"])
 
 @router.get("/events")
 async def events(state: StateDep, request: Request) -> EventSourceResponse:
-    """Stream ``progress`` events (JSON ``ProgressEvent``) and ``deleted`` events to the client;
-    a ping comment every 15 s keeps proxies from closing the stream."""
+    """Stream document changes to the client: event ``document`` with the whole record (JSON
+    ``DocumentRecord``) after each change (upload, progress, a chunk deleted), event ``deleted``
+    with ``{"document_id"}`` when a document is gone. A ping comment every 15 s keeps proxies
+    from closing the stream. Events sent while the client was disconnected are not replayed:
+    a client that reconnects re-reads ``GET /api/v1/documents``."""
     queue = state.hub.subscribe()
 
     async def stream():

@@ -9,16 +9,16 @@ from pathlib import PurePath
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile
 
 from services.gateway.api.deps import StateDep
-from services.gateway.api.schemas import IngestResponse
 from services.gateway.deletion import delete_document
-from services.gateway.registry import DocumentRecord
 from shared import storage
-from shared.events import DocumentUploaded, ProgressEvent, utcnow
+from shared.api import DocumentRecord, IngestResponse
+from shared.events import DocumentUploaded, utcnow
 from shared.metrics import DOCUMENTS
-from shared.models import STRATEGIES
+from shared.models import ACCEPTED_EXTENSIONS, STRATEGIES
 
 router = APIRouter(tags=["ingest"])
-EXTENSIONS = {".pdf", ".docx", ".txt"}
+# "PDF, DOCX or TXT", for the refusal of any other extension.
+_ACCEPTED_NAMES = " or ".join(", ".join(e.lstrip(".").upper() for e in ACCEPTED_EXTENSIONS).rsplit(", ", 1))
 
 
 async def read_limited(file: UploadFile, limit: int) -> bytes:
@@ -40,8 +40,9 @@ async def ingest(state: StateDep, request: Request, file: UploadFile,
                  strategy: str = Query("token", description="token | question")) -> IngestResponse:
     """Accept one file (multipart field ``file``) for indexing with ``strategy``.
 
-    A file whose filename is already registered replaces the old document (seed 002 decision
-    4): once the new file is stored, the old one's chunks, page PDFs and manifest are deleted. Errors: 400 unknown strategy,
+    A file whose filename is already registered (in the same department) replaces the old
+    document: once the new file is stored, the old one's chunks, page PDFs and manifest are
+    deleted. Accepted extensions: ``GET /api/v1/config``. Errors: 400 unknown strategy,
     unsupported extension or empty file; 413 over ``MAX_UPLOAD_BYTES``.
     """
     if strategy not in STRATEGIES:
@@ -49,9 +50,9 @@ async def ingest(state: StateDep, request: Request, file: UploadFile,
     filename = PurePath(file.filename or "").name.strip()
     if not filename:
         raise HTTPException(400, "The upload has no filename.")
-    if PurePath(filename).suffix.lower() not in EXTENSIONS:
+    if PurePath(filename).suffix.lower() not in ACCEPTED_EXTENSIONS:
         raise HTTPException(400, f"Unsupported file type {PurePath(filename).suffix or '(none)'}; "
-                                 "upload a PDF, DOCX or TXT file.")
+                                 f"upload a {_ACCEPTED_NAMES} file.")
     s = state.settings
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > s.max_upload_bytes + 1024 * 1024:
@@ -74,14 +75,11 @@ async def ingest(state: StateDep, request: Request, file: UploadFile,
                             strategy=strategy, upload_date=now, updated_at=now,
                             size_bytes=len(data), sha256=sha,
                             file_type=PurePath(filename).suffix.lower().lstrip("."))
-    await state.registry.put(record)
+    await state.registry.put(record)  # SSE clients get the queued record
     await state.uploads.publish(DocumentUploaded(
         document_id=doc_id, department=department, filename=filename, strategy=strategy,
         object_key=storage.original_key(doc_id), size_bytes=len(data), sha256=sha,
         upload_date=now), key=doc_id.encode())
     DOCUMENTS.labels("upload", "accepted").inc()
-    state.hub.broadcast("progress", ProgressEvent(
-        document_id=doc_id, department=department, filename=filename, stage="uploaded",
-        status="queued").model_dump(mode="json"))
     return IngestResponse(document_id=doc_id, filename=filename, strategy=strategy, status="queued",
                           replaced=replaced)

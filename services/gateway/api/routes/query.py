@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 
 from services.gateway.api.deps import StateDep
-from services.query.schemas import QueryRequest, QueryResponse
+from shared.api import QueryRequest, QueryResponse
 
 router = APIRouter(tags=["query"])
 

@@ -1,0 +1,245 @@
+"""HTTP contracts: the request and response bodies of the public API, shared by the gateway, the
+query service and the clients (web frontend, ``legco`` CLI).
+
+The gateway's OpenAPI schema is built from these models, and ``frontend/src/api-types.ts`` is
+generated from that schema (``python -m services.gateway.openapi``, then ``openapi-typescript``).
+So a field added here reaches the frontend's types on the next generation, and
+``tests/unit/gateway/test_openapi_types.py`` fails until the generated files are committed.
+
+Response models set ``json_schema_serialization_defaults_required``: a field that is always sent
+(even if it has a default) is *required* in the schema, so generated client types do not make
+callers test for fields that are always there. Fields that are left out of the JSON when they
+have no value say so with ``exclude_if`` (they stay optional in the schema).
+
+Server-Sent Events (``GET /api/v1/events``): event ``document`` carries a whole ``DocumentRecord``
+(JSON) after each change to it (upload, each progress step, a chunk deleted); event ``deleted``
+carries ``DeletedNotice`` when a document is gone (deleted, or replaced by a same-named upload).
+Clients replace their copy of the record; they never fold the pipeline's progress events.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from shared.events import Status
+from shared.models import FileType, StrategyName
+
+SSE_DOCUMENT = "document"  # SSE event name: data = a DocumentRecord
+SSE_DELETED = "deleted"  # SSE event name: data = a DeletedNotice
+
+
+def _absent(value: object) -> bool:
+    """Serialization filter of fields that are left out of the JSON when they have no value."""
+    return value is None
+
+
+class ApiResponse(BaseModel):
+    """Base of response bodies: every field without ``exclude_if`` is always sent."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
+# --- documents ---------------------------------------------------------------------------------
+
+
+class DocumentRecord(ApiResponse):
+    """What the gateway knows about one document (``GET /api/v1/documents/{id}``, SSE ``document``).
+
+    The gateway folds the pipeline's progress events into it (``services/gateway/registry.py``)
+    and keeps it in MinIO (``documents/{id}/manifest.json``). ``pages_done``/``pages_total``
+    count the current stage's ``unit`` (``pages`` while parsing, ``chunks`` while embedding);
+    ``page_count`` is set once the document is parsed; ``chunk_count`` once it is indexed (0 when
+    it failed). Times are ISO-8601 UTC strings; ``updated_at`` is the time of the last progress
+    step. ``strategy_used`` is the strategy that produced the chunks (``token`` when a question-
+    strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``.
+    """
+
+    document_id: str
+    filename: str
+    department: str = "default"
+    file_type: FileType | None = None
+    strategy: StrategyName
+    strategy_used: str | None = None
+    status: Status = "queued"
+    stage: str = "uploaded"
+    pages_done: int = 0
+    pages_total: int = 0
+    unit: str = "pages"
+    page_count: int | None = None
+    chunk_count: int = 0
+    upload_date: str
+    updated_at: str | None = None
+    size_bytes: int = 0
+    sha256: str = ""
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+class DeletedNotice(ApiResponse):
+    """Data of the SSE ``deleted`` event: this document and everything derived from it are gone."""
+
+    document_id: str
+
+
+class IngestResponse(ApiResponse):
+    """``POST /api/v1/ingest`` (202): the new document's id; ``replaced`` lists the ids of the
+    same-named documents this upload replaced."""
+
+    document_id: str
+    filename: str
+    strategy: StrategyName
+    status: Status
+    replaced: list[str] = []
+
+
+class DocumentListResponse(ApiResponse):
+    """``GET /api/v1/documents``: every document, newest upload first, with totals."""
+
+    documents: list[DocumentRecord]
+    total_documents: int
+    total_chunks: int
+
+
+class ChunkInfo(ApiResponse):
+    """One stored chunk as ``GET /api/v1/documents/{id}/chunks`` shows it (``shared.chunkview``).
+
+    ``page_number`` is 1-based (``None`` for DOCX/TXT); ``pdf_url`` is its one-page PDF (PDF papers
+    only). The fields after ``metadata`` are copied from the chunk's stored metadata and left out
+    when it has none: ``chunk_kind`` (``qa`` = one question-answer pair, ``section`` = text between
+    Q&A pairs, ``token`` for the token strategy), the Q&A pair's ``question_id``/``question_text``/
+    ``topic_section``, ``part`` of ``parts`` when a long answer was cut, sizes in tokens.
+    """
+
+    model_config = ConfigDict(extra="allow", json_schema_serialization_defaults_required=True)
+
+    chunk_id: str
+    document_id: str
+    filename: str | None
+    chunk_index: int
+    text: str
+    content_summary: str
+    page_number: int | None = None
+    pdf_url: str | None = None
+    strategy_type: str | None = None
+    source_page_range: tuple[int, int] | None = None
+    metadata: dict[str, Any] = {}
+    chunk_kind: str | None = Field(None, exclude_if=_absent)
+    qa_style: str | None = Field(None, exclude_if=_absent)
+    question_index: int | None = Field(None, exclude_if=_absent)
+    question_id: str | None = Field(None, exclude_if=_absent)
+    question_text: str | None = Field(None, exclude_if=_absent)
+    topic_section: str | None = Field(None, exclude_if=_absent)
+    answer_contains_table: bool | None = Field(None, exclude_if=_absent)
+    has_table: bool | None = Field(None, exclude_if=_absent)
+    followup_count: int | None = Field(None, exclude_if=_absent)
+    internal_ref_count: int | None = Field(None, exclude_if=_absent)
+    part: int | None = Field(None, exclude_if=_absent)
+    parts: int | None = Field(None, exclude_if=_absent)
+    qa_fallback: bool | None = Field(None, exclude_if=_absent)
+    token_count: int | None = Field(None, exclude_if=_absent)
+    table_source: str | None = Field(None, exclude_if=_absent)
+    scanned: bool | None = Field(None, exclude_if=_absent)
+    file_type: str | None = Field(None, exclude_if=_absent)
+    department: str | None = Field(None, exclude_if=_absent)
+
+
+class ChunkListResponse(ApiResponse):
+    """``GET /api/v1/documents/{id}/chunks``: the document's chunks in ``chunk_index`` order."""
+
+    document_id: str
+    chunks: list[ChunkInfo]
+
+
+class DeleteResponse(ApiResponse):
+    """``DELETE`` of a document or a chunk: what was deleted, as a sentence for the user."""
+
+    deleted: bool
+    message: str
+
+
+class ApiConfig(ApiResponse):
+    """``GET /api/v1/config``: what the gateway accepts, so clients hold no copy of it.
+    ``accepted_extensions`` are lower-case with the dot (``.pdf``); ``max_upload_bytes`` in bytes."""
+
+    accepted_extensions: list[str]
+    strategies: list[str]
+    max_upload_bytes: int
+
+
+# --- query -------------------------------------------------------------------------------------
+
+
+class QueryRequest(BaseModel):
+    """A question (at least one letter, digit or Chinese character), optionally restricted to
+    some documents (a non-empty list; omit it to search everything), the chunking strategy a chunk was
+    made with (``token``/``question``; a question-strategy paper without Q&A items is ``token``)
+    or a topic section (exactly as printed, e.g. ``(A) 排水系統``)."""
+
+    question: str = Field(min_length=1, max_length=4000)
+    top_k: int = Field(default=5, ge=1, le=50)
+    document_ids: list[str] | None = Field(default=None, min_length=1)
+    strategy: Literal["token", "question"] | None = None
+    topic_section: str | None = Field(default=None, max_length=500)
+
+    @field_validator("question")
+    @classmethod
+    def _has_words(cls, v: str) -> str:
+        if not any(ch.isalnum() for ch in v):
+            raise ValueError("the question has no letters, digits or Chinese characters")
+        return v
+
+    @field_validator("topic_section")
+    @classmethod
+    def _strip_topic(cls, v: str | None) -> str | None:
+        return v.strip() if v is not None else None
+
+
+class Rendition(ApiResponse):
+    """The same passage in another document (e.g. the DOCX of a PDF paper)."""
+
+    chunk_id: str
+    document_id: str
+    filename: str | None = None
+    page_number: int | None = None
+    pdf_url: str | None = None
+
+
+class Source(ApiResponse):
+    """One retrieved chunk; for Q&A chunks also the question id/text and the whole answer.
+
+    ``score``: the ranking score (cosine similarity after language-bias removal, blended with
+    the question-line similarity for Q&A pairs; see ``services/query/README.md``).
+    ``matched_by``: the signal under which the chunk ranked best among the candidates —
+    ``"dense"`` (question vs chunk embedding), ``"question-line"`` (vs the pair's question
+    line) or ``"keyword"`` (BM25 on the query's words or their dictionary translations).
+    ``matched_terms``: the query words (or their translations, ``"特惠 (ex gratia)"``) found
+    in the chunk. ``also_in``: the same passage in other documents (collapsed into this one).
+    """
+
+    chunk_id: str
+    document_id: str
+    filename: str | None = None
+    page_number: int | None = None
+    score: float
+    snippet: str
+    pdf_url: str | None = None
+    strategy_type: str | None = None
+    question_id: str | None = None
+    question_text: str | None = None
+    answer: str | None = None
+    topic_section: str | None = None
+    source_page_range: tuple[int, int] | None = None
+    matched_by: Literal["dense", "question-line", "keyword"] = "dense"
+    matched_terms: list[str] = Field(default_factory=list)
+    also_in: list[Rendition] = Field(default_factory=list)
+
+
+class QueryResponse(ApiResponse):
+    """The answer (markdown) with its sources; ``answer_mode`` says how it was made."""
+
+    answer: str
+    answer_mode: Literal["llm", "extractive"]
+    notice: str | None = None
+    llm_model: str | None = None
+    sources: list[Source]

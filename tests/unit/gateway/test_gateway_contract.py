@@ -1,0 +1,204 @@
+"""The gateway's HTTP and SSE contract (``shared.api``) on an app built by ``create_app()`` whose
+lifespan does not run: in-memory stand-ins for MinIO, Chroma and the uploads publisher, so no
+services are needed. The real stores are exercised by ``tests/e2e/test_pipeline_e2e.py``."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from services.gateway.main import create_app
+from services.gateway.registry import Registry
+from services.gateway.sse import DocumentHub
+from services.gateway.state import GatewayState
+from shared.api import DocumentRecord
+from shared.events import ProgressEvent
+from shared.models import ACCEPTED_EXTENSIONS
+from shared.settings import Settings
+
+
+class MemoryStore:
+    """The part of ``ObjectStore`` the gateway uses, in a dict (key → bytes)."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+
+    def put_bytes(self, key: str, data: bytes, content_type: str = "") -> None:
+        self.objects[key] = data
+
+    def get_bytes(self, key: str) -> bytes:
+        return self.objects[key]
+
+    def put_json(self, key: str, obj: Any) -> None:
+        if hasattr(obj, "model_dump"):
+            obj = obj.model_dump(mode="json")
+        self.objects[key] = json.dumps(obj).encode()
+
+    def get_json(self, key: str) -> Any:
+        return json.loads(self.objects[key])
+
+    def list_keys(self, prefix: str) -> Iterator[str]:
+        return iter([k for k in self.objects if k.startswith(prefix)])
+
+    def delete_document(self, document_id: str) -> int:
+        gone = [k for k in self.objects if k.startswith(f"documents/{document_id}/")]
+        for k in gone:
+            del self.objects[k]
+        return len(gone)
+
+
+class MemoryVectors:
+    """Chunks of one document as Chroma's ``get`` returns them."""
+
+    def __init__(self, chunks: dict[str, tuple[str, dict[str, Any]]] | None = None) -> None:
+        self.chunks = chunks or {}
+
+    def get_document_chunks(self, document_id: str) -> dict[str, list]:
+        ids = [i for i, (_, m) in self.chunks.items() if m.get("document_id") == document_id]
+        return {"ids": ids, "documents": [self.chunks[i][0] for i in ids],
+                "metadatas": [self.chunks[i][1] for i in ids]}
+
+    def delete_document(self, document_id: str) -> None:
+        self.chunks = {i: c for i, c in self.chunks.items() if c[1].get("document_id") != document_id}
+
+
+class Publisher:
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    async def publish(self, message: Any, key: bytes | None = None) -> None:
+        self.sent.append(message)
+
+
+class Gateway:
+    """A test client on the gateway app, its state, and one SSE client's queue."""
+
+    def __init__(self, vectors: MemoryVectors | None = None) -> None:
+        self.settings = Settings(max_upload_bytes=4096)
+        self.app = create_app(self.settings)
+        self.hub = DocumentHub()
+        self.queue = self.hub.subscribe()
+        self.store = MemoryStore()
+        self.registry = Registry(self.store, self.hub)  # type: ignore[arg-type]
+        self.uploads = Publisher()
+        self.app.state.gateway = GatewayState(
+            settings=self.settings, broker=None, uploads=self.uploads,  # type: ignore[arg-type]
+            store=self.store, vectors=vectors or MemoryVectors(),  # type: ignore[arg-type]
+            registry=self.registry, hub=self.hub, http=None)  # type: ignore[arg-type]
+        self.client = TestClient(self.app)  # not entered: the lifespan (Kafka, MinIO, Chroma) never runs
+
+    def sse(self) -> list[tuple[str, dict]]:
+        """The SSE events sent so far, as (name, data)."""
+        out = []
+        while not self.queue.empty():
+            msg = self.queue.get_nowait()
+            out.append((msg["event"], json.loads(msg["data"])))
+        return out
+
+    def upload(self, name: str, data: bytes = b"text", strategy: str = "token") -> Any:
+        return self.client.post(f"/api/v1/ingest?strategy={strategy}",
+                                files={"file": (name, data, "text/plain")})
+
+
+@pytest.fixture
+def gw() -> Gateway:
+    return Gateway()
+
+
+def test_config_serves_the_upload_rules(gw: Gateway) -> None:
+    body = gw.client.get("/api/v1/config").json()
+    assert body == {"accepted_extensions": list(ACCEPTED_EXTENSIONS), "strategies": ["token", "question"],
+                    "max_upload_bytes": 4096}
+
+
+@pytest.mark.parametrize("name", ["notes.rtf", "notes", "paper.pdf.exe"])
+def test_ingest_refuses_other_extensions(gw: Gateway, name: str) -> None:
+    resp = gw.upload(name)
+    assert resp.status_code == 400 and "upload a PDF, DOCX or TXT file" in resp.json()["detail"]
+    assert gw.sse() == [] and gw.uploads.sent == []
+
+
+@pytest.mark.parametrize("ext", ACCEPTED_EXTENSIONS)
+def test_ingest_takes_every_accepted_extension_in_any_case(gw: Gateway, ext: str) -> None:
+    assert gw.upload(f"paper{ext.upper()}").status_code == 202
+
+
+def test_upload_sends_the_queued_record_as_served_by_the_api(gw: Gateway) -> None:
+    resp = gw.upload("會議紀要.txt", b"\xe7\xac\xac\xe4\xb8\x80")
+    assert resp.status_code == 202
+    body = resp.json()
+    assert set(body) == {"document_id", "filename", "strategy", "status", "replaced"}
+    assert body["status"] == "queued" and body["replaced"] == []
+    doc_id = body["document_id"]
+    [(name, data)] = gw.sse()
+    assert name == "document"
+    served = gw.client.get(f"/api/v1/documents/{doc_id}").json()
+    assert data == served
+    assert set(served) == set(DocumentRecord.model_fields)
+    assert served["status"] == "queued" and served["stage"] == "uploaded" and served["file_type"] == "txt"
+    assert gw.client.get("/api/v1/documents").json() == {"documents": [served], "total_documents": 1,
+                                                         "total_chunks": 0}
+
+
+async def test_each_folded_progress_event_sends_the_whole_record(gw: Gateway) -> None:
+    doc_id = gw.upload("paper.pdf", b"%PDF-1.4").json()["document_id"]
+    gw.sse()
+    await gw.registry.apply(ProgressEvent(document_id=doc_id, stage="parsing", status="processing",
+                                          pages_total=3, file_type="pdf", warnings=["Page 2 is blank."]))
+    await gw.registry.apply(ProgressEvent(document_id=doc_id, stage="indexed", status="indexed",
+                                          pages_done=5, pages_total=5, unit="chunks", chunk_count=5,
+                                          page_count=3, strategy_used="token"))
+    await gw.registry.apply(ProgressEvent(document_id="0" * 32, stage="parsing", status="processing"))
+    events = gw.sse()
+    assert [n for n, _ in events] == ["document", "document"]  # the unknown document sends nothing
+    parsing, indexed = (d for _, d in events)
+    assert (parsing["stage"], parsing["pages_total"]) == ("parsing", 3)
+    assert parsing["warnings"] == ["Page 2 is blank."]
+    assert indexed == gw.client.get(f"/api/v1/documents/{doc_id}").json()
+    assert (indexed["status"], indexed["stage"], indexed["unit"]) == ("indexed", "indexed", "chunks")
+    assert (indexed["chunk_count"], indexed["page_count"], indexed["strategy_used"]) == (5, 3, "token")
+    assert indexed["warnings"] == ["Page 2 is blank."]  # folded by the gateway, kept across events
+
+
+def test_replacing_upload_sends_deleted_then_the_new_record(gw: Gateway) -> None:
+    old = gw.upload("paper.txt").json()["document_id"]
+    gw.sse()
+    new = gw.upload("paper.txt", b"second").json()
+    assert new["replaced"] == [old]
+    assert gw.sse() == [("deleted", {"document_id": old}),
+                        ("document", gw.client.get(f"/api/v1/documents/{new['document_id']}").json())]
+
+
+def test_delete_sends_deleted(gw: Gateway) -> None:
+    doc_id = gw.upload("paper.txt").json()["document_id"]
+    gw.sse()
+    resp = gw.client.delete(f"/api/v1/documents/{doc_id}")
+    assert resp.json() == {"deleted": True, "message": "Deleted paper.txt and its 0 chunks."}
+    assert gw.sse() == [("deleted", {"document_id": doc_id})]
+    assert gw.client.get(f"/api/v1/documents/{doc_id}").status_code == 404
+
+
+def test_chunk_list_keeps_its_wire_format() -> None:
+    """Fields the model declares are always sent; fields copied from the chunk's metadata only
+    when it has them (a token chunk has no ``question_id`` key at all)."""
+    doc = "a" * 32
+    token = {"document_id": doc, "filename": "p.pdf", "file_type": "pdf", "chunk_index": 0, "page_number": 2,
+             "strategy_type": "token", "token_count": 12, "has_table": False}
+    qa = {"document_id": doc, "filename": "p.pdf", "file_type": "pdf", "chunk_index": 1, "page_number": 3,
+          "strategy_type": "question", "chunk_kind": "qa", "question_id": "A1", "question_text": "問？",
+          "page_start": 3, "page_end": 4, "part": 1, "parts": 1, "doc_qa_style": "chinese"}
+    g = Gateway(MemoryVectors({f"{doc}_0": ("page text", token), f"{doc}_1": ("問 A1：問？\n答：是。", qa)}))
+    g.registry.records[doc] = DocumentRecord(document_id=doc, filename="p.pdf", strategy="question",
+                                             upload_date="2026-05-16T00:00:00+00:00")
+    chunks = g.client.get(f"/api/v1/documents/{doc}/chunks").json()["chunks"]
+    base = {"chunk_id", "document_id", "filename", "chunk_index", "text", "content_summary", "page_number",
+            "pdf_url", "strategy_type", "source_page_range", "metadata"}
+    assert set(chunks[0]) == base | {"file_type", "token_count", "has_table"}
+    assert chunks[0]["source_page_range"] is None and chunks[0]["metadata"] == {}
+    assert chunks[0]["pdf_url"] == f"/api/v1/documents/{doc}/pages/2.pdf"
+    qa_fields = {"chunk_kind", "question_id", "question_text", "part", "parts"}
+    assert set(chunks[1]) == base | {"file_type"} | qa_fields
+    assert chunks[1]["source_page_range"] == [3, 4] and chunks[1]["question_id"] == "A1"
