@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DOC_SUFFIXES = (".pdf", ".docx", ".txt")
+from shared.models import ACCEPTED_EXTENSIONS
 
 
 @dataclass
@@ -33,7 +33,7 @@ def document_files(dirs: list[Path]) -> list[Path]:
     """Every PDF/DOCX/TXT file directly inside ``dirs``, sorted by name within each folder."""
     out: list[Path] = []
     for d in dirs:
-        out += sorted(p for p in d.iterdir() if p.is_file() and p.suffix.lower() in DOC_SUFFIXES)
+        out += sorted(p for p in d.iterdir() if p.is_file() and p.suffix.lower() in ACCEPTED_EXTENSIONS)
     return out
 
 

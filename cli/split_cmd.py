@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 
 from shared.errors import DocumentError
-from shared.models import Chunk, ChunkSet
+from shared.models import ACCEPTED_EXTENSIONS, Chunk, ChunkSet
 from shared.settings import Settings
 
 PREVIEW_LINES = 3
-EXTENSIONS = (".pdf", ".docx", ".txt")  # what the gateway accepts
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +69,7 @@ def print_chunks(cs: ChunkSet, warnings: list[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; exit code 1 when the file is missing or unusable."""
-    if args.file.suffix.lower() not in EXTENSIONS:
+    if args.file.suffix.lower() not in ACCEPTED_EXTENSIONS:
         print(f"error: {args.file.name}: unsupported file type {args.file.suffix or '(none)'}; "
               "use a PDF, DOCX or TXT file", file=sys.stderr)
         return 1

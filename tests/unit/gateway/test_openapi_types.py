@@ -45,8 +45,7 @@ def _gen_types_command() -> tuple[list[str], str]:
 def test_committed_api_types_are_current() -> None:
     argv, out = _gen_types_command()
     tool = FRONTEND / "node_modules" / ".bin" / argv[0]
-    if not tool.exists():
-        pytest.skip(f"{tool} is not installed (bash scripts/deps.sh frontend)")
+    assert tool.exists(), f"{tool} is not installed: run `bash scripts/deps.sh frontend` (make test does)"
     done = subprocess.run([str(tool), *argv[1:]], cwd=FRONTEND, capture_output=True, text=True, timeout=120,
                           check=False)
     assert done.returncode == 0, done.stderr
