@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def split_file(path: Path, strategy: str, settings: Settings, document_id: str = "local") -> tuple[ChunkSet, list[str]]:
     """Parse ``path`` with ``services.parser.parse.parse_document``, read its PDF tables
-    with the pdfplumber path (``services.vision_table.document.extract_document_tables``,
+    with the pdfplumber path (``services.tables.document.extract_document_tables``,
     as the pipeline does without a vision LLM) and chunk it with
     ``services.splitter.split.split_document``.
 
@@ -40,7 +40,7 @@ def split_file(path: Path, strategy: str, settings: Settings, document_id: str =
     """
     from services.parser.parse import parse_document
     from services.splitter.split import split_document
-    from services.vision_table.document import extract_document_tables
+    from services.tables.document import extract_document_tables
 
     out = parse_document(path.read_bytes(), path.name, document_id, settings)
     doc = extract_document_tables(out.parsed, out.page_pdfs)

@@ -8,10 +8,10 @@ import functools
 import pytest
 
 from services.splitter.split import split_document
-from services.vision_table import parse_markdown_tables
-from services.vision_table.document import extract_document_tables
+from services.tables import parse_markdown_tables
+from services.tables.document import extract_document_tables
 from shared.settings import Settings
-from tests.unit.vision_table.conftest import REAL, fixture_pdf, truth
+from tests.unit.tables.conftest import REAL, fixture_pdf, truth
 
 LETTERS = ["A", "B", "E", "L"]
 MIN_ACCURACY = 0.95
