@@ -1,6 +1,7 @@
-"""Scaling benchmark of the vision-table stage (not a test): one 20-page PDF whose every page
-goes to the vision path, against a fake OpenAI-compatible server that answers after 1 s per
-page, ingested through the real stack with 1 and then 2 vision-table workers.
+"""Scaling benchmark of the table stage with the vision path (not a test): one 20-page PDF whose
+every page goes to the vision LLM, against a fake OpenAI-compatible server that answers after
+1 s per page, ingested through the real stack with 1 and then 2 table-stage workers
+(``TABLES_WORKERS``, alias ``VISION_WORKERS``).
 
 Prints the table-stage time (parser's pages stored → last page result stored, from MinIO
 object times) and the whole ingest time (upload → indexed) for each worker count, and the
@@ -67,18 +68,18 @@ def ingest_once(stack, api: httpx.Client, pdf: bytes, name: str) -> tuple[float,
 def main() -> int:
     pdf = build_pdf()
     fake = FakeVisionServer(ANSWER, delay_s=DELAY_S).start()
-    env = {"VISION_ENABLED": "true", "VISION_BASE_URL": fake.base_url, "VISION_WORKERS": "1"}
+    env = {"VISION_ENABLED": "true", "VISION_BASE_URL": fake.base_url, "TABLES_WORKERS": "1"}
     stack = start_stack({**env, "VISION_MODEL": f"fake-{uuid.uuid4().hex[:8]}"})
     results = {}
     try:
         with httpx.Client(base_url=stack.gateway_url, timeout=60) as api:
             for workers in (1, 2):
-                stack.reconfigure({"VISION_WORKERS": str(workers), "VISION_MODEL": f"fake-{uuid.uuid4().hex[:8]}"})
+                stack.reconfigure({"TABLES_WORKERS": str(workers), "VISION_MODEL": f"fake-{uuid.uuid4().hex[:8]}"})
                 time.sleep(5)  # let the consumer group settle after the workers (re)joined
                 calls0 = fake.image_calls
                 stage, total = ingest_once(stack, api, pdf, f"scaling_{workers}.pdf")
                 results[workers] = (stage, total, fake.image_calls - calls0)
-                print(f"{workers} vision worker(s): table stage {stage:6.1f} s, whole ingest {total:6.1f} s, "
+                print(f"{workers} table-stage worker(s): table stage {stage:6.1f} s, whole ingest {total:6.1f} s, "
                       f"vision calls {fake.image_calls - calls0}", flush=True)
     finally:
         stop_stack(stack)

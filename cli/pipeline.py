@@ -21,7 +21,7 @@ from typing import Any
 
 from services.parser.parse import ParseOutput, parse_document
 from services.splitter.split import split_document
-from services.vision_table.document import extract_document_tables
+from services.tables.document import extract_document_tables
 from shared.embeddings import EmbeddingClient
 from shared.models import ChunkSet, ParsedDocument
 from shared.settings import Settings

@@ -8,10 +8,10 @@
 #   scripts/stack.sh restart NAME   restart one program (e.g. embedder)
 # Env: LEGCO_VAR (data + logs, default var/), PORT_OFFSET (added to every port; tests use
 # 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through.
-# VISION_WORKERS (1-10, default 1): vision-table worker processes (supervisord numprocs),
-# on ports 8110+n; VISION_ENABLED/VISION_BASE_URL/VISION_MODEL/VISION_API_KEY, RASTER_DPI and
-# SPLITTER_INPUT_TOPIC are written into the services' environment (re-running `up` with new
-# values restarts the affected services).
+# TABLES_WORKERS (alias VISION_WORKERS; 1-10, default 1): table-stage worker processes
+# (supervisord numprocs), on ports 8110+n. VISION_ENABLED/VISION_BASE_URL/VISION_MODEL/
+# VISION_API_KEY, RASTER_DPI and SPLITTER_INPUT_TOPIC are written into the services'
+# environment (re-running `up` with new values restarts the affected services).
 # LEGCO_INFRA=external: Kafka, MinIO and Chroma run elsewhere (e.g. testcontainers when a
 # Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, CHROMA_HOST, CHROMA_PORT.
 set -euo pipefail
@@ -23,9 +23,9 @@ export KAFKA_PORT=$((9092 + off)) KAFKA_CONTROLLER_PORT=$((9093 + off))
 MINIO_PORT=$((9000 + off)); MINIO_CONSOLE_PORT=$((9001 + off)); CHROMA_PORT=$((8000 + off))
 E5_PORT=$((8200 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
 PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((8103 + off))
-RASTERIZER_PORT=$((8105 + off)); VISION_PORT_PREFIX=$(((8110 + off) / 10))  # worker n: ${prefix}n
-VISION_WORKERS=${VISION_WORKERS:-1}
-if ! [[ "$VISION_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] VISION_WORKERS must be 1..10" >&2; exit 2; fi
+TABLES_PORT_PREFIX=$(((8110 + off) / 10))  # table-stage worker n: ${prefix}n
+TABLES_WORKERS=${TABLES_WORKERS:-${VISION_WORKERS:-1}}
+if ! [[ "$TABLES_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] TABLES_WORKERS (VISION_WORKERS) must be 1..10" >&2; exit 2; fi
 infra=${LEGCO_INFRA:-native}
 if [ "$infra" = external ]; then
   : "${KAFKA_BOOTSTRAP:?}" "${MINIO_ENDPOINT:?}" "${CHROMA_HOST:?}" "${CHROMA_PORT:?}"
@@ -63,15 +63,15 @@ supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
 [supervisorctl]
 serverurl=unix://$sock
 
-[program:vision-table]
-command=$venv/bin/python -m services.vision_table
+[program:tables]
+command=$venv/bin/python -m services.tables
 process_name=%(program_name)s-%(process_num)d
-numprocs=$VISION_WORKERS
-environment=$common_env,PORT="${VISION_PORT_PREFIX}%(process_num)d",LEGCO_WORKER="%(process_num)d"
+numprocs=$TABLES_WORKERS
+environment=$common_env,PORT="${TABLES_PORT_PREFIX}%(process_num)d",LEGCO_WORKER="%(process_num)d"
 priority=30
 autostart=false
 stopasgroup=true
-stdout_logfile=$logs/vision-table-%(process_num)d.log
+stdout_logfile=$logs/tables-%(process_num)d.log
 redirect_stderr=true
 CONF
   program kafka 10 "$repo/deploy/native/kafka.sh" "" "stopwaitsecs=30"
@@ -81,7 +81,7 @@ CONF
   program e5 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT" "PYTHONPATH=\"$repo\""
   program gateway 30 "$venv/bin/python -m services.gateway" "$common_env"
   local svc port
-  for svc in query:$QUERY_PORT parser:$PARSER_PORT splitter:$SPLITTER_PORT rasterizer:$RASTERIZER_PORT embedder:$EMBEDDER_PORT; do
+  for svc in query:$QUERY_PORT parser:$PARSER_PORT splitter:$SPLITTER_PORT embedder:$EMBEDDER_PORT; do
     port=${svc#*:}; svc=${svc%%:*}
     program "$svc" 30 "$venv/bin/python -m services.$svc" "$common_env,PORT=\"$port\""
   done
@@ -131,13 +131,13 @@ up() {
   wait_http "http://$CHROMA_HOST:$CHROMA_PORT/api/v2/heartbeat" chroma 120
   wait_http "http://127.0.0.1:$E5_PORT/health" e5 120
   KAFKA_BOOTSTRAP="$KAFKA_BOOTSTRAP" PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
-  ctl start gateway query parser rasterizer "vision-table:*" splitter embedder >/dev/null || true
+  ctl start gateway query parser "tables:*" splitter embedder >/dev/null || true
   wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
-  local vports=""
-  for ((n = 0; n < VISION_WORKERS; n++)); do vports="$vports ${VISION_PORT_PREFIX}$n"; done
-  for p in $PARSER_PORT $RASTERIZER_PORT $vports $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
+  local tports=""
+  for ((n = 0; n < TABLES_WORKERS; n++)); do tports="$tports ${TABLES_PORT_PREFIX}$n"; done
+  for p in $PARSER_PORT $tports $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
   wait_http "http://127.0.0.1:$GATEWAY_PORT/healthz" gateway 60
-  echo "[stack] vision-table workers: $VISION_WORKERS (vision LLM: ${VISION_ENABLED:-false})"
+  echo "[stack] table-stage workers: $TABLES_WORKERS (vision LLM: ${VISION_ENABLED:-false})"
   echo "[stack] up: http://localhost:$GATEWAY_PORT  (API docs: http://localhost:$GATEWAY_PORT/docs, logs: $logs)"
 }
 

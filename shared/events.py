@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from shared.models import FileType, StrategyName
 
-Stage = Literal["uploaded", "parsing", "rasterizing", "tables", "splitting", "embedding", "indexed", "deleted", "failed"]
+Stage = Literal["uploaded", "parsing", "tables", "splitting", "embedding", "indexed", "deleted", "failed"]
 Status = Literal["queued", "processing", "indexed", "failed"]
 
 
@@ -58,37 +58,57 @@ class DocumentParsed(EventBase):
 
 
 class PageWork(EventBase):
-    """rasterizer → vision-table: one page of a PDF to run the table stage on.
+    """tables fan-out → tables page workers: one page of a PDF to find tables on.
 
-    ``page_pdf_key``: the parser's one-page PDF; ``image_key``: the rendered PNG (only for
-    pages the vision LLM will see, else ``None``); ``image_sha256``: content hash of that PNG
-    (the vision cache key). ``parsed`` is the parser's event, passed on for the splitter.
+    ``page_number`` is 1-based (of ``page_count``); ``pages_key``: the parser's page texts
+    (``ParsedDocument`` JSON, for the page's text layer); ``page_pdf_key``: the parser's
+    one-page PDF; ``scanned``: the parser found no text layer on the page.
     """
 
+    filename: str
     page_number: int
     page_count: int
+    pages_key: str
     page_pdf_key: str
-    image_key: str | None = None
-    image_sha256: str | None = None
-    dpi: int | None = None
     scanned: bool = False
-    parsed: DocumentParsed
 
 
-class PageTablesDone(DocumentParsed):
-    """A page's table result is stored (vision-table → splitter), or a document needs no
-    table stage (rasterizer → splitter, DOCX/TXT: ``table_stage=False``).
+class PageTablesDone(EventBase):
+    """tables page worker → tables gatherer: page ``page_number`` (1-based, of
+    ``page_count``) is done and its ``PageResult`` JSON is stored at ``result_key``.
 
-    A ``PageTablesDone`` is a ``DocumentParsed`` plus the page fields, so the splitter also
-    accepts plain ``DocumentParsed`` events (``splitter_input_topic`` = the parsed topic):
-    ``table_stage=False`` and no page. ``result_key``: the stored ``PageResult`` JSON.
+    ``table_source``: the path that produced the page's tables (``pdfplumber``, ``vision``,
+    ``none``); ``scanned``: the page has no text layer.
     """
 
-    table_stage: bool = False
-    page_number: int | None = None
-    result_key: str | None = None
-    table_source: str | None = None
+    filename: str
+    page_number: int
+    page_count: int
+    result_key: str
+    table_source: str
     scanned: bool = False
+
+
+class DocumentTablesDone(EventBase):
+    """tables → splitter: one per document, once its tables are found.
+
+    ``pages_key``: the ``ParsedDocument`` to chunk — for a PDF the copy with the tables
+    attached (``PageText.tables``, ``tables_extracted=True``) that the table stage stored;
+    for DOCX/TXT (their tables are markdown from the parser already) the parser's own.
+    ``scanned_pages`` (1-based) and ``warnings`` are the parser's.
+
+    Its fields are a subset of ``DocumentParsed``'s, so a splitter configured to read the
+    parser's topic directly (``SPLITTER_INPUT_TOPIC``, no table stage) reads those events
+    as this one.
+    """
+
+    filename: str
+    strategy: StrategyName
+    file_type: FileType
+    page_count: int
+    pages_key: str
+    scanned_pages: list[int] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
 
 
 class DocumentChunked(EventBase):

@@ -24,8 +24,8 @@ STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on 
 QUERY_LATENCY = Histogram("legco_query_latency_seconds", "Query service latency (s)", ["mode"],
                           registry=REGISTRY, buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))
 
-# --- table stage (rasterizer + vision-table) ---------------------------------------------
-PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG by the rasterizer",
+# --- table stage (services/tables) ------------------------------------------------------
+PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG for the vision LLM",
                          registry=REGISTRY)
 TABLES_FOUND = Counter("legco_tables_found_total", "Tables found on pages, by path (pdfplumber|vision)",
                        ["path"], registry=REGISTRY)
@@ -37,7 +37,7 @@ VISION_VALIDATION_FAILURES = Counter(
     "legco_vision_validation_failures_total",
     "Vision answers rejected (reason: no_table | invented_number)", ["reason"], registry=REGISTRY)
 PAGE_LATENCY = Histogram("legco_table_page_latency_seconds",
-                         "Time the vision-table stage spent on one page (s), by table_source path",
+                         "Time the table stage spent on one page (s), by table_source path",
                          ["path"], registry=REGISTRY,
                          buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120))
 

@@ -17,20 +17,47 @@ STRATEGIES: tuple[str, ...] = ("token", "question")
 ACCEPTED_EXTENSIONS: tuple[str, ...] = (".pdf", ".docx", ".txt")
 
 
+class TableSpan(BaseModel):
+    """One table the table stage found on a page, and the span of the page text it replaces.
+
+    * ``role``: ``"table"`` on the table's first page, carrying the whole ``markdown`` (a table
+      running over several pages is one table); ``"continuation"`` marks the flattened text
+      of a later fragment, to be removed (``markdown`` empty).
+    * ``source``: ``"pdfplumber"`` or ``"vision"`` (which path read the table).
+    * ``pages``: every page (1-based) holding a fragment of the table; ``header``: one label
+      per column; ``n_rows``: data rows (0 for a continuation of a vision table).
+    * ``span``: ``(start, end)`` character offsets in that page's ``text`` (end exclusive);
+      ``None`` = not located, the markdown is appended to the page.
+    * ``in_text``: the markdown is already part of the page text (a scanned page transcribed
+      by the vision model), nothing to swap in.
+
+    Stored as JSON inside ``ParsedDocument`` (``span`` as a two-element list).
+    """
+
+    role: Literal["table", "continuation"]
+    source: Literal["pdfplumber", "vision"]
+    markdown: str = ""
+    pages: list[int] = Field(default_factory=list)
+    header: list[str] = Field(default_factory=list)
+    n_rows: int = 0
+    span: tuple[int, int] | None = None
+    in_text: bool = False
+
+
 class PageText(BaseModel):
     """Text of one page of a document.
 
     ``page_number`` is 1-based for PDFs and ``None`` for DOCX/TXT, whose whole body is one
     "page". ``scanned`` marks a PDF page with (almost) no text layer for its area.
     ``tables`` holds the tables the table stage found on the page and the span of ``text``
-    each replaces (see ``services.vision_table.assemble``); the splitter injects them.
+    each replaces (filled by ``services.tables.assemble``); the splitter injects them.
     """
 
     page_number: int | None
     text: str
     char_count: int = 0
     scanned: bool = False
-    tables: list[dict[str, Any]] = Field(default_factory=list)
+    tables: list[TableSpan] = Field(default_factory=list)
 
 
 class ParsedDocument(BaseModel):

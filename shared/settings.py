@@ -77,12 +77,13 @@ class Settings(BaseSettings):
     qa_max_chunk_tokens: int = 3000
     qa_include_internal_refs: bool = True
 
-    # Topic the splitter consumes: the table stage's output (parser → rasterizer →
-    # vision-table → splitter). Set to "legco.documents.parsed.v1" to run without the table
-    # stage (the splitter then takes the parser's events directly, no table extraction).
-    splitter_input_topic: str = "legco.pages.tables.v1"
+    # Topic the splitter consumes: the table stage's one event per document (parser → tables
+    # → splitter). Set to "legco.documents.parsed.v1" to run without the table stage (the
+    # splitter then reads the parser's events, whose fields include every field of the table
+    # stage's; no table extraction, the splitter's row-like-lines heuristic applies).
+    splitter_input_topic: str = "legco.documents.tables.v1"
 
-    # --- table stage (rasterizer + vision-table) ---------------------------------------
+    # --- table stage (services/tables) -------------------------------------------------
     raster_dpi: int = 150
     # Vision LLM (any OpenAI-compatible chat endpoint with image input). Off by default; the
     # pdfplumber path needs no LLM. Empty VISION_* fall back to the LLM_* values.
@@ -92,7 +93,7 @@ class Settings(BaseSettings):
     vision_api_key: str = ""
     vision_timeout_s: float = 120.0
     vision_max_tokens: int = 4096
-    # pdfplumber runs in a child process per vision-table worker: seconds per page before the
+    # pdfplumber runs in a child process per table-stage worker: seconds per page before the
     # page is abandoned (no pdfplumber tables, a note), and the child's address-space cap (bytes).
     vision_plumber_timeout_s: float = 60.0
     vision_plumber_memory_limit_bytes: int = 2 * 1024**3

@@ -61,15 +61,8 @@ def page_pdf_key(document_id: str, page_number: int) -> str:
     return f"{page_pdf_prefix(document_id)}{page_number}.pdf"
 
 
-def page_image_key(document_id: str, page_number: int) -> str:
-    """Key of page ``page_number`` (1-based) rendered as PNG by the rasterizer."""
-    if page_number < 1:
-        raise ValueError("page numbers are 1-based")
-    return f"{_doc_prefix(document_id)}images/{page_number}.png"
-
-
 def page_result_prefix(document_id: str) -> str:
-    """Prefix of the vision-table stage's per-page results (``{prefix}{n}.json``)."""
+    """Prefix of the table stage's per-page results (``{prefix}{n}.json``, n 1-based)."""
     return _doc_prefix(document_id) + "tables/pages/"
 
 
@@ -80,10 +73,22 @@ def page_result_key(document_id: str, page_number: int) -> str:
     return f"{page_result_prefix(document_id)}{page_number}.json"
 
 
-def tables_split_marker_key(document_id: str) -> str:
-    """Marker the splitter writes after it chunked a document whose table pages were all
-    done, so later (redelivered or racing) page events do not split it again."""
-    return _doc_prefix(document_id) + "tables/split.done"
+def tables_job_key(document_id: str) -> str:
+    """Key of the table stage's job: the ``DocumentParsed`` event its fan-out received (the
+    gatherer takes the document's strategy, scanned pages and warnings from it)."""
+    return _doc_prefix(document_id) + "tables/job.json"
+
+
+def tables_parsed_key(document_id: str) -> str:
+    """Key of the ``ParsedDocument`` with the tables attached (``PageText.tables``) that the
+    table stage stores once every page is done; the splitter chunks it."""
+    return _doc_prefix(document_id) + "tables/parsed.json"
+
+
+def tables_done_key(document_id: str) -> str:
+    """Marker the table stage writes after it emitted a document's ``DocumentTablesDone``, so
+    later (redelivered or racing) page events do not gather it again."""
+    return _doc_prefix(document_id) + "tables/done"
 
 
 def vision_cache_key(image_sha256: str, model: str) -> str:

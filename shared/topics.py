@@ -8,17 +8,21 @@ UPLOADED = "legco.documents.uploaded.v1"
 """gateway → parser: a file is stored in MinIO and waits to be parsed."""
 
 PARSED = "legco.documents.parsed.v1"
-"""parser → rasterizer (→ splitter directly when ``splitter_input_topic`` is this topic)."""
+"""parser → tables fan-out (→ splitter directly when ``splitter_input_topic`` is this topic)."""
 
-PAGES_RENDERED = "legco.pages.rendered.v1"
-"""rasterizer → vision-table: one ``PageWork`` per PDF page, keyed ``{document_id}:{page}`` so
-the pages of one document spread over the partitions and hence over the vision-table workers
-(one consumer group)."""
+TABLE_PAGES = "legco.tables.pages.v1"
+"""tables fan-out → tables page workers: one ``PageWork`` per PDF page, keyed
+``{document_id}:{page}`` so the pages of one document spread over the partitions and hence
+over the page workers (consumer group ``tables``)."""
 
-PAGES_TABLES = "legco.pages.tables.v1"
-"""vision-table → splitter: one ``PageTablesDone`` per page (and one per DOCX/TXT document,
-from the rasterizer, which skips the table stage for them), keyed by ``document_id`` so one
-splitter sees a document's pages in order and starts it when all page results are stored."""
+TABLE_PAGE_DONE = "legco.tables.page-done.v1"
+"""tables page worker → tables gatherer: one small ``PageTablesDone`` per page, keyed by
+``document_id`` so one gatherer (consumer group ``tables-gather``) sees all pages of a
+document and can keep their set in memory."""
+
+TABLES = "legco.documents.tables.v1"
+"""tables → splitter: one ``DocumentTablesDone`` per document, when all its pages are done
+(DOCX/TXT: at once, they have no page PDFs)."""
 
 CHUNKED = "legco.documents.chunked.v1"
 """splitter → embedder: the document's chunks are stored in MinIO."""
@@ -29,4 +33,5 @@ PROGRESS = "legco.documents.progress.v1"
 DEAD_LETTER = "legco.deadletter.v1"
 """events a consumer gave up on after its bounded retries, with the reason."""
 
-ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, PAGES_RENDERED, PAGES_TABLES, CHUNKED, PROGRESS, DEAD_LETTER)
+ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, PROGRESS,
+                               DEAD_LETTER)

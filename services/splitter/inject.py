@@ -1,6 +1,6 @@
 """Put the table stage's markdown tables where their flattened text was (pure logic).
 
-For every page, each ``PageText.tables`` entry (see ``services.vision_table.assemble``) with a
+For every page, each ``PageText.tables`` entry (a ``shared.models.TableSpan``) with a
 ``span`` has ``text[start:end]`` replaced — by the whole markdown table on the table's first
 page, by nothing on the pages it continues onto — so the flattened cell text does not remain
 as noise. Entries without a span (not located) are appended after the page text; entries
@@ -9,7 +9,7 @@ start with ``|`` and stay intact through chunking.
 """
 from __future__ import annotations
 
-from shared.models import ParsedDocument
+from shared.models import ParsedDocument, TableSpan
 
 
 def _on_own_lines(before: str, md: str, after: str) -> str:
@@ -18,30 +18,29 @@ def _on_own_lines(before: str, md: str, after: str) -> str:
     return f"{lead}{md}{trail}"
 
 
-def inject_page(text: str, entries: list[dict]) -> str:
+def inject_page(text: str, entries: list[TableSpan]) -> str:
     """``text`` with the tables of ``entries`` swapped in (see the module doc).
 
     Overlapping spans: the later-starting one is ignored (its markdown is appended instead).
     """
-    located = sorted((e for e in entries if e.get("span") and not e.get("in_text")),
-                     key=lambda e: e["span"][0])
-    kept, end_prev = [], -1
-    appended = [e for e in entries if not e.get("span") and not e.get("in_text") and e.get("markdown")]
-    for e in located:
-        s, _ = e["span"]
+    located = sorted(((e, e.span) for e in entries if e.span is not None and not e.in_text),
+                     key=lambda pair: pair[1][0])
+    kept: list[tuple[TableSpan, tuple[int, int]]] = []
+    end_prev = -1
+    appended = [e for e in entries if e.span is None and not e.in_text and e.markdown]
+    for e, (s, t) in located:
         if s < end_prev:
-            if e.get("markdown"):
+            if e.markdown:
                 appended.append(e)
             continue
-        kept.append(e)
-        end_prev = e["span"][1]
-    for e in reversed(kept):
-        s, t = e["span"]
+        kept.append((e, (s, t)))
+        end_prev = t
+    for e, (s, t) in reversed(kept):
         before, after = text[:s], text[t:]
-        md = e.get("markdown") or ""
+        md = e.markdown
         text = before + (_on_own_lines(before, md, after) if md else "") + after
     for e in appended:
-        text = f"{text.rstrip()}\n\n{e['markdown']}\n" if text.strip() else e["markdown"] + "\n"
+        text = f"{text.rstrip()}\n\n{e.markdown}\n" if text.strip() else e.markdown + "\n"
     return text
 
 

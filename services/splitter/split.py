@@ -33,7 +33,7 @@ def _page_flags(chunks: list, doc: ParsedDocument) -> None:
     ``page_number``): ``scanned=True`` for a scanned page; ``table_source`` (``pdfplumber``,
     ``vision`` or both joined with ``+``) for a chunk with a table from the table stage."""
     scanned = {p.page_number for p in doc.pages if p.scanned and p.page_number}
-    sources = {p.page_number: [(t["source"], t["markdown"].split("\n", 1)[0]) for t in p.tables if t.get("markdown")]
+    sources = {p.page_number: [(t.source, t.markdown.split("\n", 1)[0]) for t in p.tables if t.markdown]
                for p in doc.pages if p.page_number and p.tables}
     if not scanned and not sources:
         return
@@ -64,9 +64,8 @@ def split_document(
         llm: optional boundary checker for ambiguous Q&A boundaries; ``None`` keeps the
             deterministic result.
 
-    Tables found by the table stage (``PageText.tables``, filled by
-    ``services.vision_table.assemble.apply_page_results``) are first put into the page
-    texts as markdown (:func:`services.splitter.inject.inject_tables`).
+    Tables found by the table stage (``PageText.tables``, ``TableSpan`` entries) are first
+    put into the page texts as markdown (:func:`services.splitter.inject.inject_tables`).
 
     Returns:
         A ``ChunkSet`` whose chunks are numbered 0..n-1 in document order; chunks covering a

@@ -1,8 +1,8 @@
-"""Tables end to end on the real stack (parser → rasterizer → vision-table → splitter →
-embedder): pdfplumber tables in the chunks without an LLM; then, with the stack reconfigured
-to use a local fake OpenAI-compatible vision server, a valid answer is used, a second ingest
-of the same file makes no calls, an answer with an invented number is rejected, and a
-scanned PDF is read by the vision path with its pages flagged."""
+"""Tables end to end on the real stack (parser → tables (fan-out → page workers → gatherer)
+→ splitter → embedder): pdfplumber tables in the chunks without an LLM; then, with the stack
+reconfigured to use a local fake OpenAI-compatible vision server, a valid answer is used, a
+second ingest of the same file makes no calls, an answer with an invented number is rejected,
+and a scanned PDF is read by the vision path with its pages flagged."""
 from __future__ import annotations
 
 import re
@@ -39,7 +39,7 @@ def ingest(api: httpx.Client, path, strategy: str = "question") -> dict:
 
 
 def vision_metric(name: str) -> float:
-    """Sum of a counter over the vision-table worker (one worker in the test stack)."""
+    """Sum of a counter over the table-stage worker (one worker in the test stack)."""
     text = httpx.get(f"http://127.0.0.1:{8110 + OFFSET}/metrics", timeout=10).text
     return sum(float(m) for m in re.findall(rf"^{name}(?:{{[^}}]*}})? ([0-9.e+]+)$", text, re.M))
 

@@ -10,7 +10,7 @@ from faststream.kafka import TestKafkaBroker
 
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
-from shared.events import DocumentChunked, DocumentParsed, DocumentUploaded
+from shared.events import DocumentChunked, DocumentParsed, DocumentTablesDone, DocumentUploaded
 from shared.models import ChunkSet
 from shared.settings import Settings
 from shared.storage import ObjectStore
@@ -35,7 +35,7 @@ def svc(settings):
     store = ObjectStore(settings)
     store.ensure_bucket()
     parser.stage.provide(settings=settings, store=store)
-    splitter.settings, splitter.store = settings, store
+    splitter.stage.provide(settings=settings, store=store)
     embedder.stage.provide(settings=settings, store=store, vectors=VectorStore(settings),
                            embedder=EmbeddingClient(settings))
     return parser, splitter, embedder
@@ -101,9 +101,9 @@ async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
     async with TestKafkaBroker(parser.stage.broker) as br:
         await br.publish(uploaded(doc_id, "E.txt"), topics.UPLOADED)
         parsed = parser.stage.pubs.output.mock.call_args.args[0]
-    async with TestKafkaBroker(splitter.broker) as br:
-        await br.publish(DocumentParsed.model_validate(parsed), settings.splitter_input_topic)
-        chunked = DocumentChunked.model_validate(splitter.pubs.output.mock.call_args.args[0])
+    async with TestKafkaBroker(splitter.stage.broker) as br:   # a TXT: the table stage passes its pages on
+        await br.publish(DocumentTablesDone.model_validate(parsed), topics.TABLES)
+        chunked = DocumentChunked.model_validate(splitter.stage.pubs.output.mock.call_args.args[0])
     chunk_set = ChunkSet.model_validate(store.get_json(chunked.chunks_key))
     assert chunked.strategy_used == "question" and chunked.chunk_count == len(chunk_set.chunks)
     assert {c.metadata.get("question_id") for c in chunk_set.chunks} >= {"A1", "D7", "O4"}

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from cli.pipeline import split_file
-from services.vision_table import parse_markdown_tables
+from services.tables import parse_markdown_tables
 from shared.settings import Settings
-from tests.unit.vision_table.conftest import REAL, fixture_pdf, truth
+from tests.unit.tables.conftest import REAL, fixture_pdf, truth
 
 LETTERS = ["A", "B", "E", "L"]
 MIN_ACCURACY = 0.95

@@ -1,4 +1,4 @@
-"""One page's table result: the per-page unit of the vision-table stage (pure logic).
+"""One page's table result: the per-page unit of the table stage (pure logic).
 
 Paths, chosen per page and recorded as ``table_source``:
 
@@ -16,16 +16,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.vision_table.models import MarkdownTable, PageTable
-from services.vision_table.plumber import extract_page_tables
-from services.vision_table.validate import validate_answer
+from services.tables.models import MarkdownTable, PageTable
+from services.tables.plumber import extract_page_tables
+from services.tables.validate import validate_answer
 
 TableSource = Literal["pdfplumber", "vision", "none"]
 VisionStatus = Literal["off", "accepted", "rejected", "error"]
 
 
 class PageResult(BaseModel):
-    """Stored as JSON per page (``storage.page_result_key``); merged by the splitter.
+    """Stored as JSON per page (``storage.page_result_key``); merged by the gatherer.
 
     ``tables``: pdfplumber tables of the page (kept even when vision wins, their spans tell
     where the vision tables go); ``vision_tables``/``vision_markdown``: the accepted vision

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from services.vision_table.models import ExtractedTable
+from services.tables.models import ExtractedTable
 
 IGNORED = {"\ufffe", "\u00ad"}  # soft hyphens pdfium emits at line ends
 ANCHOR_CHARS = 12

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from services.parser.pages import split_pdf_pages
-from services.rasterizer.render import may_hold_table, render_png, sha256
+from services.tables.render import may_hold_table, render_png, sha256
 from tests.conftest import FIXTURES, REAL
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.vision_table.cells import join_cell_lines
+from services.tables.cells import join_cell_lines
 
 MAX_HEADER_ROWS = 3
 

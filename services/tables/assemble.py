@@ -1,17 +1,11 @@
 """Per-page table results → the document's tables, attached to its pages (pure logic).
 
-:func:`apply_page_results` is what the splitter service (after all pages are done) and the
-``legco split`` CLI both call. It merges the pdfplumber tables that continue over a page
-break (:func:`merge_page_tables`), decides per page between pdfplumber and an accepted
-vision answer, and records on each page (``PageText.tables``) which span of the page text a
-table replaces. The splitter's :func:`services.splitter.inject.inject_tables` then swaps
-those spans for markdown.
-
-``PageText.tables`` entries (dicts, JSON-safe)::
-
-    {"role": "table" | "continuation", "source": "pdfplumber" | "vision",
-     "markdown": str, "pages": [int, ...], "header": [str, ...], "n_rows": int,
-     "span": [start, end] | None, "in_text": bool}
+:func:`apply_page_results` is what the table stage's gatherer (after all pages are done) and
+the in-process pipeline (:func:`services.tables.document.extract_document_tables`) both call.
+It merges the pdfplumber tables that continue over a page break (:func:`merge_page_tables`),
+decides per page between pdfplumber and an accepted vision answer, and records on each page
+(``PageText.tables``, a list of :class:`shared.models.TableSpan`) which span of the page text a
+table replaces. The splitter's ``inject_tables`` then swaps those spans for markdown.
 
 ``role="table"`` sits on the table's first page and carries the whole markdown (a
 multi-page table is one table); ``role="continuation"`` marks the flattened text of its
@@ -21,12 +15,12 @@ already part of the page text (scanned page transcribed by the vision model).
 """
 from __future__ import annotations
 
-from services.vision_table.locate import locate_table_span
-from services.vision_table.markdown import render_markdown
-from services.vision_table.models import ExtractedTable, MarkdownTable, TableFragment
-from services.vision_table.page_result import PageResult
-from services.vision_table.plumber import merge_page_tables
-from shared.models import PageText, ParsedDocument
+from services.tables.locate import locate_table_span
+from services.tables.markdown import render_markdown
+from services.tables.models import ExtractedTable, MarkdownTable, TableFragment
+from services.tables.page_result import PageResult
+from services.tables.plumber import merge_page_tables
+from shared.models import ParsedDocument, TableSpan
 
 
 def scanned_notice(page: int) -> str:
@@ -36,9 +30,9 @@ def scanned_notice(page: int) -> str:
 
 
 def _entry(role: str, source: str, markdown: str, pages: list[int], header: list[str], n_rows: int,
-           span: tuple[int, int] | None, in_text: bool = False) -> dict:
-    return {"role": role, "source": source, "markdown": markdown, "pages": pages, "header": header,
-            "n_rows": n_rows, "span": list(span) if span else None, "in_text": in_text}
+           span: tuple[int, int] | None, in_text: bool = False) -> TableSpan:
+    return TableSpan(role=role, source=source, markdown=markdown, pages=pages, header=header,  # type: ignore[arg-type]
+                     n_rows=n_rows, span=span or None, in_text=in_text)
 
 
 def _locate_markdown(text: str, table: MarkdownTable, page: int) -> tuple[int, int] | None:
@@ -60,8 +54,8 @@ def apply_page_results(doc: ParsedDocument, results: list[PageResult]) -> Parsed
         results: one :class:`PageResult` per page (missing pages are treated as table-less).
 
     Returns:
-        A copy of ``doc`` with ``tables_extracted=True``, ``PageText.tables`` filled (see the
-        module doc), ``scanned`` pages transcribed by the vision model replaced by that
+        A copy of ``doc`` with ``tables_extracted=True``, ``PageText.tables`` filled (one
+        ``TableSpan`` per table or continuation fragment, see the module doc), ``scanned`` pages transcribed by the vision model replaced by that
         transcription, and other scanned pages carrying :func:`scanned_notice`.
     """
     out = doc.model_copy(deep=True)

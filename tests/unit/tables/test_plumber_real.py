@@ -1,8 +1,8 @@
 """Real PDFs: a two-level header with a table crossing a page, and merged cells."""
 from __future__ import annotations
 
-from services.vision_table import parse_markdown_tables
-from tests.unit.vision_table.conftest import REAL, extracted
+from services.tables import parse_markdown_tables
+from tests.unit.tables.conftest import REAL, extracted
 
 CSB = REAL / "hk_csb_coai_exam_venues_reply_zh.pdf"
 LANDUSE = REAL / "cn_landuse_standard_table_zh.pdf"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from services.vision_table.markdown import parse_markdown_tables
-from services.vision_table.models import MarkdownTable
+from services.tables.markdown import parse_markdown_tables
+from services.tables.models import MarkdownTable
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.vision_table.conftest import extracted, fixture_pdf, truth
+from tests.unit.tables.conftest import extracted, fixture_pdf, truth
 
 LETTERS = ["A", "B", "E", "L"]
 MIN_ACCURACY = 0.95
@@ -54,15 +54,15 @@ def test_cell_accuracy():
     right_all = total_all = 0
     for letter in LETTERS:
         right, total = _doc_accuracy(letter)
-        print(f"\n[vision_table] {letter}: {right}/{total} cells = {right / total:.1%}")
+        print(f"\n[tables] {letter}: {right}/{total} cells = {right / total:.1%}")
         right_all, total_all = right_all + right, total_all + total
-    print(f"[vision_table] overall: {right_all}/{total_all} = {right_all / total_all:.1%}")
+    print(f"[tables] overall: {right_all}/{total_all} = {right_all / total_all:.1%}")
     assert right_all / total_all >= MIN_ACCURACY
 
 
 @pytest.mark.parametrize("letter", LETTERS)
 def test_markdown_round_trips(letter):
-    from services.vision_table import parse_markdown_tables
+    from services.tables import parse_markdown_tables
 
     for g in extracted(str(fixture_pdf(letter))):
         [parsed] = parse_markdown_tables(g.markdown)

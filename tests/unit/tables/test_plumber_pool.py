@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from services.vision_table.page_result import build_page_result
-from services.vision_table.plumber import extract_page_tables
-from services.vision_table.plumber_pool import PageTimeout, PlumberPool
+from services.tables.page_result import build_page_result
+from services.tables.plumber import extract_page_tables
+from services.tables.plumber_pool import PageTimeout, PlumberPool
 from tests.conftest import FIXTURES
 
 PAPER = FIXTURES / "A_詳細數字一覽表.pdf"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from services.vision_table.models import MarkdownTable
+from services.tables.models import MarkdownTable
 
 _DELIM_CELL = re.compile(r"^\s*:?-+:?\s*$")
 _WS = re.compile(r"\s+")

@@ -1,4 +1,4 @@
-"""Shared fixtures for the vision_table tests: corpus paths and cached extraction."""
+"""Shared fixtures for the table-stage tests: corpus paths and cached extraction."""
 from __future__ import annotations
 
 import functools
@@ -22,7 +22,7 @@ FIXTURE_DOCS = {
 @functools.lru_cache(maxsize=None)
 def extracted(path: str):
     """extract_tables() of a corpus PDF, cached across tests."""
-    from services.vision_table import extract_tables
+    from services.tables import extract_tables
 
     return extract_tables(Path(path).read_bytes())
 

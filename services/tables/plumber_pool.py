@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 
 import pebble
 
-from services.vision_table.models import PageTable
-from services.vision_table.plumber import extract_page_tables
+from services.tables.models import PageTable
+from services.tables.plumber import extract_page_tables
 
 T = TypeVar("T")
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import io
 import pdfplumber
 
-from services.vision_table.grid import Grid, build_grid
-from services.vision_table.markdown import render_markdown
-from services.vision_table.models import ExtractedTable, PageTable, TableFragment
+from services.tables.grid import Grid, build_grid
+from services.tables.markdown import render_markdown
+from services.tables.models import ExtractedTable, PageTable, TableFragment
 
 TABLE_SETTINGS: dict = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 COL_TOL = 3.0  # points: column boundaries of two fragments of one table may differ this much
@@ -191,7 +191,7 @@ def _open_pdf(pdf_bytes: bytes):
 
 def extract_page_tables(pdf_bytes: bytes, page: int = 1, page_number: int | None = None) -> list[PageTable]:
     """The ruled tables of one page, each with what :func:`merge_page_tables` needs to
-    join it with the neighbouring pages (the per-page unit of the vision-table service).
+    join it with the neighbouring pages (the per-page unit of the table stage).
 
     ``pdf_bytes``: a PDF (e.g. the parser's one-page PDF); ``page``: 1-based page in
     it; ``page_number``: the page number to record (default ``page``), i.e. the page's

@@ -5,14 +5,14 @@ import functools
 
 from services.splitter.inject import inject_page
 from services.splitter.split import split_document
-from services.vision_table.assemble import apply_page_results, scanned_notice
-from services.vision_table.document import page_results
-from services.vision_table.page_result import build_page_result
-from services.vision_table.validate import numbers_in, validate_answer
-from services.vision_table import parse_markdown_tables
-from shared.models import PageText, ParsedDocument
+from services.tables.assemble import apply_page_results, scanned_notice
+from services.tables.document import page_results
+from services.tables.page_result import build_page_result
+from services.tables.validate import numbers_in, validate_answer
+from services.tables import parse_markdown_tables
+from shared.models import PageText, ParsedDocument, TableSpan
 from shared.settings import Settings
-from tests.unit.vision_table.conftest import fixture_pdf
+from tests.unit.tables.conftest import fixture_pdf
 
 PAGE = "表一\n項目 古洞北 粉嶺北\n面積 448 167\n單位 11 726 36,000\n"
 
@@ -38,12 +38,23 @@ def test_validate_rejects_invented_numbers_and_non_tables():
 
 def test_inject_replaces_spans_and_appends_unlocated():
     text = "intro\nA B 1 2\nafter"
-    entries = [{"role": "table", "markdown": "| A | B |\n| --- | --- |\n| 1 | 2 |", "span": [6, 13]},
-               {"role": "table", "markdown": "| X |\n| --- |", "span": None}]
+    entries = [TableSpan(role="table", source="pdfplumber", markdown="| A | B |\n| --- | --- |\n| 1 | 2 |",
+                         span=(6, 13)),
+               TableSpan(role="table", source="pdfplumber", markdown="| X |\n| --- |", span=None)]
     out = inject_page(text, entries)
     assert out == "intro\n| A | B |\n| --- | --- |\n| 1 | 2 |\nafter\n\n| X |\n| --- |\n"
     # a continuation fragment is removed
-    assert inject_page("rows 3 4\nbody", [{"role": "continuation", "markdown": "", "span": [0, 8]}]) == "\nbody"
+    cont = TableSpan(role="continuation", source="pdfplumber", span=(0, 8))
+    assert inject_page("rows 3 4\nbody", [cont]) == "\nbody"
+
+
+def test_table_span_json_is_the_documented_dict():
+    """``PageText.tables`` entries are stored as the dicts the table stage always wrote."""
+    entry = {"role": "table", "source": "vision", "markdown": "| a |\n| --- |", "pages": [2, 3],
+             "header": ["a"], "n_rows": 0, "span": [4, 9], "in_text": False}
+    page = PageText.model_validate({"page_number": 2, "text": "t", "tables": [entry]})
+    assert page.tables[0].span == (4, 9) and page.tables[0].pages == [2, 3]
+    assert page.model_dump(mode="json")["tables"] == [entry]
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,7 +75,7 @@ def test_vision_table_takes_the_place_of_pdfplumber_table():
     assert results[2].table_source == "vision"
     doc = apply_page_results(parsed, results)
     [entry] = doc.pages[2].tables
-    assert entry["source"] == "vision" and entry["span"] is not None
+    assert entry.source == "vision" and entry.span is not None
     cs = split_document(doc, "question", Settings(_env_file=None))
     b1 = next(c for c in cs.chunks if c.metadata.get("question_id") == "B1")
     assert "| 住宅單位 | +16,000 個 |" in b1.text and "| 發展參數 | 原有規劃" not in b1.text
@@ -90,7 +101,7 @@ def test_scanned_pages_say_so_without_vision_and_use_it_with():
     assert any(scanned_notice(2) in c.text and c.metadata.get("scanned") for c in cs.chunks)
     read = build_page_result(None, 2, "CB(3)710", True, "掃描內容\n\n| a | b |\n| --- | --- |\n| 1 | 2 |")
     seen = apply_page_results(doc, [build_page_result(None, 1, "正文第一頁", False), read])
-    assert seen.pages[1].text.startswith("掃描內容") and seen.pages[1].tables[0]["in_text"] is True
+    assert seen.pages[1].text.startswith("掃描內容") and seen.pages[1].tables[0].in_text is True
 
 
 def test_unreadable_page_pdf_gives_no_tables_and_a_note():

@@ -2,13 +2,13 @@
 
 What the pipeline does for a PDF when no vision LLM is configured, run in one process: the
 ``legco split`` CLI and the tests call it; the services run the same two steps distributed
-(:func:`build_page_result` per page in the vision-table workers,
-:func:`apply_page_results` in the splitter once every page is done).
+(:func:`build_page_result` per page in the table stage's page workers,
+:func:`apply_page_results` in its gatherer once every page is done).
 """
 from __future__ import annotations
 
-from services.vision_table.assemble import apply_page_results
-from services.vision_table.page_result import PageResult, build_page_result
+from services.tables.assemble import apply_page_results
+from services.tables.page_result import PageResult, build_page_result
 from shared.models import ParsedDocument
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pytest
 
-from services.vision_table import ExtractedTable, locate_table_span, render_markdown
-from services.vision_table.models import TableFragment
-from tests.unit.vision_table.conftest import REAL, extracted, fixture_pdf
+from services.tables import ExtractedTable, locate_table_span, render_markdown
+from services.tables.models import TableFragment
+from tests.unit.tables.conftest import REAL, extracted, fixture_pdf
 
 DOCS = [fixture_pdf(x) for x in "ABEL"] + [
     REAL / "hk_csb_coai_exam_venues_reply_zh.pdf",

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.vision_table import extract_tables, parse_markdown_tables, render_markdown
-from services.vision_table.cells import join_cell_lines
-from services.vision_table.markdown import escape_cell, split_row
-from tests.unit.vision_table.conftest import fixture_pdf
+from services.tables import extract_tables, parse_markdown_tables, render_markdown
+from services.tables.cells import join_cell_lines
+from services.tables.markdown import escape_cell, split_row
+from tests.unit.tables.conftest import fixture_pdf
 
 
 @pytest.mark.parametrize("raw, joined", [

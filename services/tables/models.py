@@ -50,13 +50,6 @@ class ExtractedTable(BaseModel):
         """Number of columns."""
         return len(self.header)
 
-    def bbox_on(self, page: int) -> BBox | None:
-        """The table's bbox on 1-based ``page``, or ``None`` if it is not on that page."""
-        for frag in self.fragments:
-            if frag.page == page:
-                return frag.bbox
-        return None
-
     def fragment_on(self, page: int) -> TableFragment | None:
         """The fragment on 1-based ``page``, or ``None``."""
         for frag in self.fragments:
@@ -74,8 +67,8 @@ class MarkdownTable(BaseModel):
 
 class PageTable(BaseModel):
     """One pdfplumber table found on one page, with everything needed to join it with
-    its continuation on the neighbouring page (serializable: the vision-table workers
-    store one list of these per page, the splitter merges them).
+    its continuation on the neighbouring page (serializable: the table stage's page workers
+    store one list of these per page, its gatherer merges them).
 
     ``raw``: cell text at each cell's top-left position (``None`` = merged away);
     ``data_rows``: every row as data (row-spanned cells repeated); ``norm_rows``: the

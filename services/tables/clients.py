@@ -1,0 +1,41 @@
+"""The table stage's clients, opened once per worker process in the app's lifespan and handed
+to the handlers through FastStream's context (``PlumberDep`` etc. as handler parameters)."""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from faststream import Context
+
+from services.tables.gather import GatherState
+from services.tables.handle import ParsedPages
+from services.tables.plumber_pool import PlumberPool
+from services.tables.vision import VisionClient
+from shared.settings import Settings
+from shared.storage import open_store
+
+PlumberDep = Annotated[PlumberPool, Context("plumber")]
+"""pdfplumber's child process (time and memory limited per page)."""
+VisionDep = Annotated[VisionClient | None, Context("vision", default=None)]
+"""The vision LLM client; ``None`` while the vision path is off."""
+ParsedPagesDep = Annotated[ParsedPages, Context("parsed_pages")]
+"""The parser's page texts of the documents in flight on this process."""
+GatherDep = Annotated[GatherState, Context("gather")]
+"""The gatherer's pages-done sets of the documents in flight on this process."""
+
+
+@asynccontextmanager
+async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
+    """MinIO, the pdfplumber child process, the vision client (``None`` with the vision path
+    off, ``settings.vision_active``) and this process's state; closed on exit."""
+    plumber = PlumberPool(settings.vision_plumber_timeout_s, settings.vision_plumber_memory_limit_bytes)
+    vision = VisionClient(settings) if settings.vision_active else None
+    try:
+        yield {"store": await open_store(settings), "plumber": plumber, "vision": vision,
+               "parsed_pages": ParsedPages(), "gather": GatherState()}
+    finally:
+        await asyncio.to_thread(plumber.close)
+        if vision is not None:
+            await vision.close()
