@@ -52,17 +52,22 @@ class Settings(BaseSettings):
     llm_api_key: str = ""
     llm_model: str = ""
     llm_timeout_s: float = 60.0
+    llm_retry_attempts: int = 2          # answers (shared.retry policy)
+    llm_check_retry_attempts: int = 1    # the optional Q&A boundary check
 
     # --- this process (workers and the query service; the gateway uses gateway_*) -------
     host: str = "127.0.0.1"
     port: int | None = None  # None: the service's default port
     log_level: str = "INFO"
+    health_timeout_s: float = 2.0  # /healthz: how long Kafka may take to answer a ping
 
     # --- gateway / limits ------------------------------------------------------------
     gateway_host: str = "127.0.0.1"
     gateway_port: int = 8080
     gateway_instance: str = "1"  # consumer-group suffix: every gateway sees every progress event
     query_service_url: str = "http://127.0.0.1:8104"
+    query_forward_timeout_s: float = 120.0   # gateway → query service, per request
+    query_forward_attempts: int = 2          # a refused connection is tried once more (shared.retry)
     max_upload_bytes: int = 100 * 1024 * 1024
     max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
     parse_timeout_s: float = 120.0
@@ -92,6 +97,7 @@ class Settings(BaseSettings):
     vision_model: str = ""
     vision_api_key: str = ""
     vision_timeout_s: float = 120.0
+    vision_retry_attempts: int = 2
     vision_max_tokens: int = 4096
     # pdfplumber runs in a child process per table-stage worker: seconds per page before the
     # page is abandoned (no pdfplumber tables, a note), and the child's address-space cap (bytes).

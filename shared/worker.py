@@ -16,7 +16,7 @@ def make_app(broker: KafkaBroker, *, lifespan=None) -> AsgiFastStream:
 
     @get
     async def healthz(scope) -> AsgiResponse:
-        ok = await broker.ping(timeout=2.0)
+        ok = await broker.ping(timeout=get_settings().health_timeout_s)
         return AsgiResponse(b'{"status":"ok"}' if ok else b'{"status":"kafka unreachable"}',
                             status_code=200 if ok else 503, headers={"content-type": "application/json"})
 

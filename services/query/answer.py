@@ -6,6 +6,7 @@ from __future__ import annotations
 from openai import AsyncOpenAI
 
 from shared.api import Source
+from shared.retry import call_with_retry
 from shared.settings import Settings
 
 SYSTEM_PROMPT = (
@@ -46,11 +47,11 @@ async def llm_answer(settings: Settings, question: str, sources: list[Source], t
         openai.APIError: the endpoint failed (the caller falls back to extractive).
     """
     client = AsyncOpenAI(base_url=settings.llm_base_url, api_key=settings.llm_api_key or "none",
-                         timeout=settings.llm_timeout_s, max_retries=1)
+                         timeout=settings.llm_timeout_s, max_retries=0)
     context = "\n\n".join(f"{source_label(i, s)}\n{t}" for i, (s, t) in
                           enumerate(zip(sources, texts, strict=True), start=1))
-    resp = await client.chat.completions.create(
-        model=settings.llm_model, temperature=0.1,
-        messages=[{"role": "system", "content": SYSTEM_PROMPT},
-                  {"role": "user", "content": f"Sources:\n\n{context}\n\nQuestion: {question}"}])
+    messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": f"Sources:\n\n{context}\n\nQuestion: {question}"}]
+    resp = await call_with_retry(settings, lambda: client.chat.completions.create(
+        model=settings.llm_model, temperature=0.1, messages=messages), attempts=settings.llm_retry_attempts)
     return (resp.choices[0].message.content or "").strip()

@@ -58,7 +58,7 @@ class OpenAIBoundaryChecker:
             base_url=settings.llm_base_url,
             api_key=settings.llm_api_key or "none",
             timeout=settings.llm_timeout_s,
-            max_retries=0,
+            max_retries=settings.llm_check_retry_attempts - 1,  # optional check: a failure keeps the deterministic result
         )
 
     def check(self, segments: list[str]) -> list[str] | None:

@@ -6,6 +6,7 @@ import base64
 
 from openai import AsyncOpenAI
 
+from shared.retry import call_with_retry
 from shared.settings import Settings
 
 PROMPT = (
@@ -29,7 +30,8 @@ class VisionClient:
         base, model, key = settings.vision_endpoint
         self.model = model
         self.max_tokens = settings.vision_max_tokens
-        self.client = AsyncOpenAI(base_url=base, api_key=key, timeout=settings.vision_timeout_s, max_retries=1)
+        self.settings = settings
+        self.client = AsyncOpenAI(base_url=base, api_key=key, timeout=settings.vision_timeout_s, max_retries=0)
 
     async def page_markdown(self, png: bytes) -> str:
         """Send one page image (PNG bytes) and return the model's markdown answer.
@@ -38,12 +40,13 @@ class VisionClient:
         when the answer is empty.
         """
         url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-        resp = await self.client.chat.completions.create(
-            model=self.model, temperature=0, max_tokens=self.max_tokens,
-            messages=[{"role": "user", "content": [
-                {"type": "text", "text": PROMPT},
-                {"type": "image_url", "image_url": {"url": url}},
-            ]}])
+        messages = [{"role": "user", "content": [
+            {"type": "text", "text": PROMPT},
+            {"type": "image_url", "image_url": {"url": url}},
+        ]}]
+        resp = await call_with_retry(self.settings, lambda: self.client.chat.completions.create(
+            model=self.model, temperature=0, max_tokens=self.max_tokens, messages=messages),
+            attempts=self.settings.vision_retry_attempts)
         text = (resp.choices[0].message.content or "") if resp.choices else ""
         if not text.strip():
             raise ValueError("the vision model returned an empty answer")

@@ -15,7 +15,7 @@ router = APIRouter(tags=["health"])
 async def healthz(state: StateDep) -> JSONResponse:
     """200 with per-dependency status when Kafka, MinIO and Chroma answer, else 503."""
     checks = {
-        "kafka": await state.broker.ping(timeout=2.0),
+        "kafka": await state.broker.ping(timeout=state.settings.health_timeout_s),
         "minio": await asyncio.to_thread(state.store.healthy),
         "chroma": await asyncio.to_thread(state.vectors.healthy),
     }

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 
 from services.gateway.api.deps import StateDep
 from shared.api import QueryRequest, QueryResponse
+from shared.retry import call_with_retry
 
 router = APIRouter(tags=["query"])
 
@@ -17,9 +18,11 @@ router = APIRouter(tags=["query"])
 async def query(state: StateDep, body: QueryRequest) -> Any:
     """Answer a question from the indexed documents (see the query service). 503 when the
     query service is down."""
+    s = state.settings
     try:
-        resp = await state.http.post(f"{state.settings.query_service_url}/api/v1/query",
-                                     json=body.model_dump(mode="json"), timeout=120.0)
+        resp = await call_with_retry(s, lambda: state.http.post(
+            f"{s.query_service_url}/api/v1/query", json=body.model_dump(mode="json"),
+            timeout=s.query_forward_timeout_s), attempts=s.query_forward_attempts)
     except httpx.HTTPError:
         raise HTTPException(503, "The query service is not reachable; try again shortly.") from None
     try:
