@@ -38,7 +38,7 @@ def retrying(settings: Settings, attempts: int | None = None) -> AsyncRetrying:
     overrides ``client_retry_attempts``); the last error is re-raised as is."""
     return AsyncRetrying(
         stop=stop_after_attempt(max(1, attempts if attempts is not None else settings.client_retry_attempts)),
-        wait=wait_exponential_jitter(initial=settings.client_retry_base_s, max=settings.client_retry_max_s,
+        wait=wait_exponential_jitter(multiplier=settings.client_retry_base_s, max=settings.client_retry_max_s,
                                      jitter=settings.client_retry_base_s),
         retry=retry_if_exception(is_transient),
         reraise=True,
