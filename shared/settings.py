@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     gateway_port: int = 8080
     gateway_instance: str = "1"  # consumer-group suffix: every gateway sees every progress event
     query_service_url: str = "http://127.0.0.1:8104"
+    # Consumer-group suffix of the query service (``query-<instance>``): every replica keeps its
+    # own keyword index and must see every documents.indexed / documents.deleted event, so each
+    # needs a distinct value (the k8s Deployment sets the pod name).
+    query_instance: str = "1"
     max_upload_bytes: int = 100 * 1024 * 1024
     max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
     parse_timeout_s: float = 120.0
@@ -94,13 +98,12 @@ class Settings(BaseSettings):
     # Retrieval scoring (services/query/README.md): candidates fetched per language and
     # collection, weight of the question-line similarity for Q&A chunks, score bonus of Q&A
     # chunks, chunks with fewer non-space characters than query_min_content_chars (title-only
-    # sections) sink to the bottom, seconds the per-language mean vectors are cached.
+    # sections) sink to the bottom.
     query_candidates: int = 40
     query_question_weight: float = 0.5
     query_qa_prior: float = 0.04
     query_min_content_chars: int = 40
     query_language_debias: bool = True
-    query_stats_ttl_s: float = 2.0
     # Keyword side (BM25 over CJK bigrams / English stems, CC-CEDICT query translation): weight
     # of the per-language normalised keyword score, keyword matches added to the candidates;
     # renditions of one passage in two documents (bigram Jaccard >= threshold) are collapsed.
