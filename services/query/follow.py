@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 from faststream import AckPolicy
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
@@ -60,13 +61,21 @@ async def end_offsets(settings: Settings, topic_names: Sequence[str] = FOLLOWED)
     Raises:
         aiokafka errors when Kafka is unreachable.
     """
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap, client_id="legco-query-offsets")
+    await admin.start()
+    try:
+        described = await admin.describe_topics(list(topic_names))
+    finally:
+        await admin.close()
+    tps = [TopicPartition(t["topic"], p["partition"]) for t in described if t["error_code"] == 0
+           for p in t["partitions"]]
+    if not tps:
+        return {}
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, client_id="legco-query-offsets",
                                 enable_auto_commit=False)
     await consumer.start()
     try:
-        await consumer.topics()  # fetches the cluster's metadata
-        tps = [TopicPartition(t, p) for t in topic_names for p in sorted(consumer.partitions_for_topic(t) or ())]
-        return dict(await consumer.end_offsets(tps)) if tps else {}
+        return dict(await consumer.end_offsets(tps))
     finally:
         await consumer.stop()
 
@@ -196,10 +205,13 @@ class ResumeAt(ConsumerRebalanceListener):  # type: ignore[misc]
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         """Seek each assigned partition known to the follower to its next offset."""
         consumer = self.subscriber.consumer
-        for tp in assigned:
+        seeks: dict[str, dict[int, int]] = {}
+        for tp in sorted(assigned):
             offset = self.follower.positions.get(TopicPartition(tp.topic, tp.partition))
             if offset is not None:
                 consumer.seek(tp, offset)
+                seeks.setdefault(tp.topic, {})[tp.partition] = offset
+        log.info("assigned %d partitions; resuming at (partition: offset) %s", len(assigned), seeks)
 
 
 def subscribe(broker: KafkaBroker, follower: Follower, settings: Settings) -> Any:

@@ -4,6 +4,7 @@ events (no polling): a new document is found by a keyword unique to it within 5 
 catches up on what happened while it was down."""
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from pathlib import Path
@@ -11,6 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from services.query.follow import end_offsets
+from shared import topics
+from shared.settings import Settings
 from tests.e2e.helpers import upload, wait_terminal
 from tests.infra import OFFSET
 
@@ -96,11 +100,14 @@ def test_keyword_index_follows_a_chunk_delete(api, query_service, tmp_path):
 
 
 def test_restarted_query_service_catches_up(api, stack, query_service, tmp_path):
-    """Changes made while the query service is down are in its index when it is back."""
+    """Changes made while the query service is down are in its index when it is back (it
+    records the topics' end offsets, scans Chroma, then consumes from those offsets)."""
     old_word, new_word = unique_word(), unique_word()
     old_id = upload(api, paper(tmp_path, old_word, f"catchup_old_{old_word}.txt"))["document_id"]
     assert wait_terminal(api, [old_id], timeout_s=300)[old_id]["status"] == "indexed"
     assert within(lambda: bool(keyword_sources(api, old_word, old_id)), FOLLOW_S) is not None
+    ends = asyncio.run(end_offsets(Settings(kafka_bootstrap=stack.env["KAFKA_BOOTSTRAP"])))
+    assert {tp.topic for tp in ends} == {topics.INDEXED, topics.DELETED} and sum(ends.values()) > 0
     stack.ctl("stop", "query")
     try:
         new_id = upload(api, paper(tmp_path, new_word, f"catchup_new_{new_word}.txt"))["document_id"]
