@@ -5,6 +5,7 @@ token counts are cl100k_base tokens.
 """
 from __future__ import annotations
 
+import socket
 from functools import lru_cache
 
 from pydantic import Field
@@ -53,8 +54,9 @@ class Settings(BaseSettings):
     query_service_url: str = "http://127.0.0.1:8104"
     # Consumer-group suffix of the query service (``query-<instance>``): every replica keeps its
     # own keyword index and must see every documents.indexed / documents.deleted event, so each
-    # needs a distinct value (the k8s Deployment sets the pod name).
-    query_instance: str = "1"
+    # needs a distinct value. Default: the host name (a k8s pod's or a container's name); set it
+    # when two query services run on one host.
+    query_instance: str = Field(default_factory=socket.gethostname)
     max_upload_bytes: int = 100 * 1024 * 1024
     max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
     parse_timeout_s: float = 120.0
