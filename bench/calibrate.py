@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from _common import ROOT
+from services.query.follow import Follower
 from services.query.keyword_index import KeywordIndex
 from services.query.langbias import LanguageMeans
 from services.query.lexicon import load_lexicon
@@ -53,8 +54,8 @@ async def sweep(queries: list[EvalQuery], ids: dict[str, set[str]], param: str, 
     """Print the metrics of every value of ``param`` (a ``ScoringParams`` field)."""
     s = get_settings()
     vectors, embedder = VectorStore(s), EmbeddingClient(s)
-    means = LanguageMeans(vectors, 3600.0)
-    keywords = KeywordIndex(vectors, load_lexicon(), 3600.0)
+    means, keywords = LanguageMeans(), KeywordIndex(load_lexicon())
+    Follower(vectors, keywords, means).load()  # the query service's start-up scan
     base = ScoringParams.from_settings(s)
     print(f"{param:>16} {'group':14} {'n':>3} {'R@1':>6} {'R@3':>6} {'MRR@10':>7}")
     for value in values:

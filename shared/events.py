@@ -123,6 +123,26 @@ class DocumentChunked(EventBase):
     chunk_count: int
 
 
+class DocumentIndexed(EventBase):
+    """The embedder wrote the document's chunk vectors, question lines and per-language
+    statistics to Chroma (``chunk_count`` chunks). Consumers read the document from Chroma."""
+
+    filename: str
+    strategy: StrategyName
+    strategy_used: str
+    file_type: FileType
+    page_count: int
+    chunk_count: int
+
+
+class DocumentDeleted(EventBase):
+    """The gateway deleted chunks from Chroma (and, for a whole document, its objects from
+    MinIO): ``chunk_ids`` ``None`` = the whole document (deleted or replaced), else those chunk
+    ids of it (``{document_id}_{chunk_index}``; the document's statistics were recomputed)."""
+
+    chunk_ids: list[str] | None = None
+
+
 class ProgressEvent(EventBase):
     """Progress of one document through one stage; the gateway folds these into its registry
     and streams them to clients over SSE. ``pages_done``/``pages_total`` count the stage's

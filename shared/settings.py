@@ -6,6 +6,7 @@ token counts are cl100k_base tokens.
 """
 from __future__ import annotations
 
+import socket
 from functools import lru_cache
 
 from pydantic import Field
@@ -68,6 +69,11 @@ class Settings(BaseSettings):
     query_service_url: str = "http://127.0.0.1:8104"
     query_forward_timeout_s: float = 120.0   # gateway → query service, per request
     query_forward_attempts: int = 2          # a refused connection is tried once more (shared.retry)
+    # Consumer-group suffix of the query service (``query-<instance>``): every replica keeps its
+    # own keyword index and must see every documents.indexed / documents.deleted event, so each
+    # needs a distinct value. Default: the host name (a k8s pod's or a container's name); set it
+    # when two query services run on one host.
+    query_instance: str = Field(default_factory=socket.gethostname)
     max_upload_bytes: int = 100 * 1024 * 1024
     max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
     parse_timeout_s: float = 120.0
@@ -113,13 +119,12 @@ class Settings(BaseSettings):
     # Retrieval scoring (services/query/README.md): candidates fetched per language and
     # collection, weight of the question-line similarity for Q&A chunks, score bonus of Q&A
     # chunks, chunks with fewer non-space characters than query_min_content_chars (title-only
-    # sections) sink to the bottom, seconds the per-language mean vectors are cached.
+    # sections) sink to the bottom.
     query_candidates: int = 40
     query_question_weight: float = 0.5
     query_qa_prior: float = 0.04
     query_min_content_chars: int = 40
     query_language_debias: bool = True
-    query_stats_ttl_s: float = 2.0
     # Keyword side (BM25 over CJK bigrams / English stems, CC-CEDICT query translation): weight
     # of the per-language normalised keyword score, keyword matches added to the candidates;
     # renditions of one passage in two documents (bigram Jaccard >= threshold) are collapsed.

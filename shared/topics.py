@@ -27,11 +27,19 @@ TABLES = "legco.documents.tables.v1"
 CHUNKED = "legco.documents.chunked.v1"
 """splitter → embedder: the document's chunks are stored in MinIO."""
 
+INDEXED = "legco.documents.indexed.v1"
+"""embedder → query: a document's chunk vectors, question lines and language statistics are in
+Chroma (emitted after they were written, so a consumer that reads Chroma on it sees them)."""
+
+DELETED = "legco.documents.deleted.v1"
+"""gateway → query: a document (or some of its chunks) was deleted from Chroma and MinIO
+(emitted after the deletion; a replaced document is deleted too)."""
+
 PROGRESS = "legco.documents.progress.v1"
 """every stage → gateway: stage, units done / total, status, error (streamed over SSE)."""
 
 DEAD_LETTER = "legco.deadletter.v1"
 """events a consumer gave up on after its bounded retries, with the reason."""
 
-ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, PROGRESS,
+ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED, PROGRESS,
                                DEAD_LETTER)

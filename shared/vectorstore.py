@@ -25,6 +25,12 @@ from chromadb.api.models.Collection import Collection
 
 from shared.settings import Settings
 
+LanguageSums = dict[str, tuple[list[float], int]]
+"""Language → (sum of chunk vectors, chunk count)."""
+
+StatsRecord = tuple[str, str, list[float], int]
+"""One ``<collection>_stats`` record: ``(document_id, lang, sum of chunk vectors, count)``."""
+
 
 def flat_metadata(meta: dict[str, Any]) -> dict[str, str | int | float | bool]:
     """Drop ``None`` values and turn lists into comma-joined strings (Chroma metadata rule)."""
@@ -110,7 +116,7 @@ class VectorStore:
 
     # --- per-language statistics -----------------------------------------------------
     def write_document_stats(self, document_id: str, department: str,
-                             sums: dict[str, tuple[list[float], int]]) -> None:
+                             sums: LanguageSums) -> None:
         """Replace the statistics of one document.
 
         Args:
@@ -143,24 +149,29 @@ class VectorStore:
             sums[lang] = ([a + float(b) for a, b in zip(vec, emb, strict=True)], n + 1)
         self.write_document_stats(document_id, dept, sums)
 
-    def language_sums(self, where: dict[str, Any] | None = None) -> dict[str, tuple[list[float], int]]:
-        """Language → (sum of chunk vectors, count) over every indexed document (optionally
-        filtered, e.g. by ``department``)."""
+    def stats_records(self, where: dict[str, Any] | None = None) -> list[StatsRecord]:
+        """Every statistics record as ``(document_id, lang, sum of chunk vectors, count)``, in
+        the collection's order (optionally filtered, e.g. ``{"document_id": …}``)."""
         got = self.stats.get(where=where, include=["documents", "metadatas"])
-        out: dict[str, tuple[list[float], int]] = {}
+        out: list[StatsRecord] = []
         for doc, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=False):
             rec = json.loads(doc)
-            lang = str(meta["lang"])
-            vec, n = out.get(lang, ([0.0] * len(rec["sum"]), 0))
-            out[lang] = ([a + b for a, b in zip(vec, rec["sum"], strict=True)], n + int(rec["count"]))
+            out.append((str(meta["document_id"]), str(meta["lang"]), rec["sum"], int(rec["count"])))
         return out
 
-    def stats_fingerprint(self) -> tuple[tuple[str, int], ...]:
-        """Sorted ``(document_id:lang, chunk count)`` pairs of the statistics collection: changes
-        whenever a document is indexed, replaced or deleted (cheap: metadata only)."""
-        got = self.stats.get(include=["metadatas"])
-        return tuple(sorted((i, int((m or {}).get("count", 0)))
-                            for i, m in zip(got["ids"], got["metadatas"] or [], strict=False)))
+    def document_stats(self, document_id: str) -> LanguageSums:
+        """One document's statistics: language → (sum of its chunk vectors, count); empty when
+        the document has none (deleted, or not indexed yet)."""
+        return {lang: (vec, n) for _, lang, vec, n in self.stats_records({"document_id": document_id})}
+
+    def language_sums(self, where: dict[str, Any] | None = None) -> LanguageSums:
+        """Language → (sum of chunk vectors, count) over every indexed document (optionally
+        filtered, e.g. by ``department``)."""
+        out: LanguageSums = {}
+        for _, lang, vec_sum, count in self.stats_records(where):
+            vec, n = out.get(lang, ([0.0] * len(vec_sum), 0))
+            out[lang] = ([a + b for a, b in zip(vec, vec_sum, strict=True)], n + count)
+        return out
 
     def iter_chunks(self, page: int = 2000):
         """Every stored chunk as ``(id, text, metadata)``, fetched ``page`` records at a time."""
@@ -177,6 +188,14 @@ class VectorStore:
     def get_document_chunks(self, document_id: str) -> dict[str, Any]:
         """All chunks of a document: Chroma ``get`` result with ids, documents and metadatas."""
         return self.collection.get(where={"document_id": document_id}, include=["documents", "metadatas"])
+
+    def document_chunks(self, document_id: str) -> list[tuple[str, str, dict[str, Any]]]:
+        """All chunks of a document as ``(id, text, metadata)``, in the collection's order
+        (empty when the document is not stored)."""
+        got = self.get_document_chunks(document_id)
+        ids = got["ids"]
+        return list(zip(ids, got["documents"] or [""] * len(ids), got["metadatas"] or [{}] * len(ids),
+                        strict=False))
 
     def get_ids(self, ids: list[str]) -> dict[str, Any]:
         """Chunks by id, with documents and metadatas."""

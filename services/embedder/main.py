@@ -1,4 +1,5 @@
-"""Embedder service: consumes ``documents.chunked``, writes ChromaDB, reports ``indexed``.
+"""Embedder service: consumes ``documents.chunked``, writes ChromaDB, emits ``documents.indexed``
+and reports ``indexed``.
 
 Embeds each chunk's normalised search text through the OpenAI-compatible embeddings endpoint in
 batches and upserts the vectors into Chroma with deterministic ids (``handle.embed_and_store``),
@@ -16,7 +17,7 @@ from faststream import Context
 from services.embedder.handle import embed_and_store
 from shared import topics
 from shared.embeddings import EmbeddingClient
-from shared.events import DocumentChunked
+from shared.events import DocumentChunked, DocumentIndexed
 from shared.settings import Settings
 from shared.stage import SettingsDep, Stage, StoreDep
 from shared.storage import open_store
@@ -30,7 +31,7 @@ async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
            "embedder": EmbeddingClient(settings)}
 
 
-stage = Stage("embedder", progress_stage="embedding", clients=open_clients)
+stage = Stage("embedder", progress_stage="embedding", output_topic=topics.INDEXED, clients=open_clients)
 VectorsDep = Annotated[VectorStore, Context("vectors")]
 EmbedderDep = Annotated[EmbeddingClient, Context("embedder")]
 
@@ -38,11 +39,16 @@ EmbedderDep = Annotated[EmbeddingClient, Context("embedder")]
 @stage.subscriber(topics.CHUNKED)
 async def on_chunked(event: DocumentChunked, store: StoreDep, vectors: VectorsDep, embedder: EmbedderDep,
                      settings: SettingsDep) -> None:
-    """Embed one chunked document under the consumer contract; report ``indexed``."""
+    """Embed one chunked document under the consumer contract; emit ``documents.indexed`` (the
+    query service updates its keyword index from it) and report ``indexed``."""
     report = partial(stage.progress, event)
     stored = await stage.run(event, topics.CHUNKED,
                              lambda: embed_and_store(event, store, vectors, embedder, settings, report))
     if stored is not None:
+        await stage.emit(DocumentIndexed(document_id=event.document_id, department=event.department,
+                                         filename=event.filename, strategy=event.strategy,
+                                         strategy_used=event.strategy_used, file_type=event.file_type,
+                                         page_count=event.page_count, chunk_count=stored))
         await stage.progress(event, stage="indexed", status="indexed", unit="chunks", pages_done=stored,
                              pages_total=stored, chunk_count=stored, page_count=event.page_count,
                              strategy_used=event.strategy_used)

@@ -1,6 +1,6 @@
 """Upload gateway (FastAPI): the HTTP API at http://localhost:8080, OpenAPI at /docs.
 
-Stores uploads in MinIO and emits ``documents.uploaded``; keeps the document registry by
+Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a delete); keeps the document registry by
 consuming ``documents.progress`` (consumer group per gateway instance, from the earliest
 offset, so a restarted gateway catches up); streams each changed record over SSE; forwards
 ``/api/v1/query`` to the query service; serves the built frontend at ``/``.
@@ -39,6 +39,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     broker = make_broker(settings, "gateway")
     uploads = broker.publisher(topics.UPLOADED)
+    deletions = broker.publisher(topics.DELETED)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -48,7 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         registry = Registry(store, hub)
         loaded = await registry.load()
         log.info("registry loaded: %d documents", loaded)
-        state = GatewayState(settings=settings, broker=broker, uploads=uploads, store=store,
+        state = GatewayState(settings=settings, broker=broker, uploads=uploads, deletions=deletions, store=store,
                              vectors=VectorStore(settings), registry=registry, hub=hub,
                              http=httpx.AsyncClient())
 

@@ -21,6 +21,7 @@ class GatewayState:
     settings: Settings
     broker: KafkaBroker
     uploads: Any  # publisher of documents.uploaded
+    deletions: Any  # publisher of documents.deleted
     store: ObjectStore
     vectors: VectorStore
     registry: Registry

@@ -3,11 +3,15 @@ when one is configured (``LLM_BASE_URL``/``LLM_MODEL``), otherwise extractive (t
 passages themselves, ``answer_mode="extractive"``)."""
 from __future__ import annotations
 
+import logging
+
 from openai import AsyncOpenAI
 
 from shared.api import Source
 from shared.retry import call_with_retry
 from shared.settings import Settings
+
+log = logging.getLogger("legco.query.answer")
 
 SYSTEM_PROMPT = (
     "You help Hong Kong government officers prepare for Legislative Council meetings. Answer the "
@@ -55,3 +59,25 @@ async def llm_answer(settings: Settings, question: str, sources: list[Source], t
     resp = await call_with_retry(settings, lambda: client.chat.completions.create(
         model=settings.llm_model, temperature=0.1, messages=messages), attempts=settings.llm_retry_attempts)
     return (resp.choices[0].message.content or "").strip()
+
+
+async def compose_answer(settings: Settings, question: str, sources: list[Source],
+                         texts: list[str]) -> tuple[str, str, str | None]:
+    """``(answer, answer_mode, notice)`` for the retrieved ``sources`` (their full ``texts``):
+    the LLM's answer (``"llm"``) when one is configured and answers, else the extractive one,
+    with a ``notice`` saying why (no sources, no LLM configured, the LLM failed)."""
+    mode, notice, answer = "extractive", None, ""
+    if not sources:
+        notice = "No documents are indexed yet, or none match the filter."
+    if settings.llm_enabled and sources:
+        try:
+            answer = await llm_answer(settings, question, sources, texts)
+            mode = "llm"
+        except Exception as e:
+            log.warning("LLM failed, falling back to extractive: %s", e)
+            notice = f"The language model could not be reached ({type(e).__name__}); showing the best passages."
+    elif not settings.llm_enabled:
+        notice = "No language model is configured: showing the best matching passages."
+    if mode == "extractive":
+        answer = extractive_answer(sources, texts)
+    return answer, mode, notice

@@ -8,18 +8,21 @@ among the chunks of the same language, so each language's best keyword match sco
 the two languages are on one scale (an English question's keyword score for a Chinese chunk
 comes from fewer, translated terms). Chunk language is the ``lang`` metadata.
 
-The index lives in the query service's memory and is rebuilt from Chroma (chunk texts are
-stored there) whenever the collection's per-document statistics change (documents indexed,
-replaced or deleted); queries use the previous index until the new one is ready. Nothing is
-fitted: BM25's statistics are the indexed content's.
+The index lives in the query service's memory. It is loaded from Chroma once at start and then
+follows the ``documents.indexed`` / ``documents.deleted`` events (``follow.py``) document by
+document: a document's chunks are tokenised once, when it arrives, and kept with their tokens,
+so a change re-fits BM25 from memory (no tokenising, no Chroma read) and swaps the new snapshot
+in whole — a query uses one consistent snapshot, never a half-updated one. Nothing is fitted:
+BM25's statistics are the indexed content's.
 """
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Container, Iterable
+from typing import Any
 
 import bm25s
 import numpy as np
@@ -28,10 +31,11 @@ from services.query.keyword_tokens import (cjk_bigrams, covered_runs, document_t
                                           join_cjk_lines, query_words, stem)
 from services.query.lexicon import Lexicon, TermSet
 from shared.textnorm import normalize_for_search
-from shared.vectorstore import VectorStore
 
 log = logging.getLogger("legco.query.keywords")
-PAGE = 2000
+
+Record = tuple[str, str, dict[str, Any]]
+"""A stored chunk: ``(chunk id, text as stored, flat metadata)``."""
 
 
 @dataclass
@@ -59,57 +63,92 @@ class Snapshot:
 EMPTY = Snapshot([], [], np.array([], dtype=object), None, {})
 
 
+@dataclass(frozen=True)
+class IndexedChunk:
+    """A chunk as the index keeps it: id, metadata and its search-text tokens."""
+
+    chunk_id: str
+    meta: dict[str, Any]
+    tokens: list[str]
+
+
+def index_chunk(chunk_id: str, text: str, meta: dict[str, Any] | None) -> IndexedChunk:
+    """Tokenise one stored chunk (text put in search form, ``keyword_tokens.document_tokens``)."""
+    return IndexedChunk(chunk_id, meta or {}, document_tokens(normalize_for_search(text or "")))
+
+
 class KeywordIndex:
-    """BM25 over chunk texts, refreshed from Chroma when the indexed documents change.
+    """BM25 over chunk texts, kept per document and updated document by document.
+
+    Documents keep the order they arrived in (the order of Chroma's full scan at start, then of
+    the events), so the index equals a full rebuild from Chroma. Writers (``load``, ``update``)
+    are serialised; readers (``search``, ``metadata``) take the current snapshot without a lock.
 
     Args:
-        vectors: the store to read chunk texts and statistics from.
         lexicon: the bilingual lexicon (``lexicon.load_lexicon()``).
-        check_s: seconds between checks of the collection's statistics.
-        wait_s: longest wait, in seconds, for another thread's rebuild.
     """
 
-    def __init__(self, vectors: VectorStore, lexicon: Lexicon, check_s: float = 2.0, wait_s: float = 5.0) -> None:
-        self.vectors = vectors
+    def __init__(self, lexicon: Lexicon) -> None:
         self.lexicon = lexicon
-        self.check_s = check_s
-        self.wait_s = wait_s
-        self._lock = threading.Lock()
-        self._checked = float("-inf")
-        self._fingerprint: tuple | None = None
+        self._docs: dict[str, list[IndexedChunk]] = {}
+        self._write = threading.Lock()
         self._snap = EMPTY
 
     # --- building ---------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Rebuild the index if the statistics fingerprint changed since the last check
-        (checked at most every ``check_s`` seconds). While one thread checks or rebuilds, the
-        others wait for it up to ``wait_s`` seconds (so a query right after an upload sees the
-        new document), then use the current index; before the first build they wait for it.
+    def load(self, records: Iterable[Record]) -> None:
+        """Replace the whole index with ``records`` (a full scan, e.g. ``VectorStore.iter_chunks``)."""
+        docs: dict[str, list[IndexedChunk]] = {}
+        for rid, text, meta in records:
+            c = index_chunk(rid, text, meta)
+            docs.setdefault(str(c.meta.get("document_id", "")), []).append(c)
+        with self._write:
+            self._docs = docs
+            self._refit()
 
-        Raises:
-            chromadb errors when Chroma is down.
+    def update(self, documents: Mapping[str, Iterable[Record]] | None = None,
+               removed_chunks: Iterable[str] = ()) -> None:
+        """Apply one batch of changes, then re-fit BM25 once.
+
+        Args:
+            documents: document id → its chunks as now stored (tokenised here; only these
+                documents are); an empty list removes the document. A known document keeps its
+                place, a new one goes last (where Chroma puts its records).
+            removed_chunks: chunk ids to drop (a chunk deleted from its document).
         """
-        if time.monotonic() - self._checked < self.check_s:
-            return
-        if not self._lock.acquire(timeout=-1 if self._fingerprint is None else self.wait_s):
-            return  # a long rebuild in another thread: use the current index meanwhile
-        try:
-            if time.monotonic() - self._checked < self.check_s:
-                return
-            fp = self.vectors.stats_fingerprint()
-            if fp != self._fingerprint:
-                start = time.perf_counter()
-                self._snap = self._build()
-                self._fingerprint = fp
-                log.info("keyword index: %d chunks in %.2f s", len(self._snap.ids), time.perf_counter() - start)
-            self._checked = time.monotonic()
-        finally:
-            self._lock.release()
+        prepared = {doc_id: [index_chunk(*r) for r in recs] for doc_id, recs in (documents or {}).items()}
+        gone = set(removed_chunks)
+        with self._write:
+            for doc_id, chunks in prepared.items():
+                if chunks:
+                    self._docs[doc_id] = chunks
+                else:
+                    self._docs.pop(doc_id, None)
+            if gone:
+                for doc_id in {cid.rpartition("_")[0] for cid in gone} & self._docs.keys():
+                    kept = [c for c in self._docs[doc_id] if c.chunk_id not in gone]
+                    if kept:
+                        self._docs[doc_id] = kept
+                    else:
+                        del self._docs[doc_id]
+            self._refit()
 
-    def _build(self) -> Snapshot:
-        return build_snapshot(self.vectors.iter_chunks(PAGE))
+    def _refit(self) -> None:
+        start = time.perf_counter()
+        self._snap = fit_snapshot([c for chunks in self._docs.values() for c in chunks])
+        log.info("keyword index: %d chunks of %d documents, re-fit in %.3f s", len(self._snap.ids),
+                 len(self._docs), time.perf_counter() - start)
+
+    @property
+    def document_ids(self) -> list[str]:
+        """Ids of the documents in the index, in index order."""
+        return list(self._docs)
 
     # --- querying ---------------------------------------------------------------------
+    @property
+    def snapshot(self) -> Snapshot:
+        """The current snapshot (replaced whole by every change)."""
+        return self._snap
+
     def metadata(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Stored metadata of those ``ids`` that are in the current index (id → metadata)."""
         snap = self._snap
@@ -117,32 +156,27 @@ class KeywordIndex:
 
     def search(self, query: str, document_ids: list[str] | None = None, strategy: str | None = None,
                topic_section: str | None = None) -> KeywordHits:
-        """Keyword scores for ``query`` (search form) on the current index (refreshed first);
-        see :func:`keyword_scores`.
-
-        Raises:
-            chromadb errors when Chroma is down (on a refresh).
-        """
-        self.refresh()
+        """Keyword scores for ``query`` (search form) on the current snapshot; see
+        :func:`keyword_scores`."""
         return keyword_scores(self._snap, self.lexicon, query, document_ids, strategy, topic_section)
 
 
-def build_snapshot(records: Iterable[tuple[str, str, dict[str, Any]]]) -> Snapshot:
-    """A BM25 index of ``(chunk id, chunk text, metadata)`` records (text as stored; it is put
-    in search form and tokenised with ``keyword_tokens.document_tokens``)."""
-    ids: list[str] = []
-    metas: list[dict[str, Any]] = []
-    tokens: list[list[str]] = []
-    for rid, text, meta in records:
-        ids.append(rid)
-        metas.append(meta or {})
-        tokens.append(document_tokens(normalize_for_search(text or "")))
-    if not ids:
+def fit_snapshot(chunks: list[IndexedChunk]) -> Snapshot:
+    """A BM25 index of already tokenised chunks, in the given order."""
+    if not chunks:
         return EMPTY
     bm25 = bm25s.BM25()
-    bm25.index(tokens, show_progress=False)
+    bm25.index([c.tokens for c in chunks], show_progress=False)
+    ids = [c.chunk_id for c in chunks]
+    metas = [c.meta for c in chunks]
     langs = np.array([str(m.get("lang", "")) for m in metas], dtype=object)
     return Snapshot(ids, metas, langs, bm25, dict(bm25.vocab_dict), {cid: n for n, cid in enumerate(ids)})
+
+
+def build_snapshot(records: Iterable[Record]) -> Snapshot:
+    """A BM25 index of ``(chunk id, chunk text, metadata)`` records (text as stored; it is put
+    in search form and tokenised with ``keyword_tokens.document_tokens``)."""
+    return fit_snapshot([index_chunk(*r) for r in records])
 
 
 def term_sets(lexicon: Lexicon, query: str, vocab: Container[str]) -> dict[str, list[TermSet]]:

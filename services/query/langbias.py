@@ -6,16 +6,18 @@ chunk vector (and re-normalising) removes that shared offset, so similarity refl
 (the "mean-centering" fix for language-specific subspaces in multilingual encoders, cf.
 Libovický et al. 2020, "On the Language Neutrality of Pre-trained Multilingual
 Representations"). The means come from the indexed chunks only — the ``_stats`` collection
-holds per-document sums written by the embedder — never from queries.
+holds per-document sums written by the embedder — never from queries. The query service reads
+those sums once at start and then per document as ``documents.indexed`` / ``documents.deleted``
+events arrive (``follow.py``).
 """
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from shared.vectorstore import VectorStore
+from shared.vectorstore import LanguageSums, StatsRecord
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -34,33 +36,66 @@ def debias(vectors: np.ndarray, mean: np.ndarray | None) -> np.ndarray:
 
 
 class LanguageMeans:
-    """Cached per-language mean chunk vectors, re-read from Chroma after ``ttl_s`` seconds.
+    """Per-language mean chunk vectors from per-document vector sums kept in memory.
 
-    Args:
-        vectors: the store whose ``_stats`` collection holds the sums.
-        ttl_s: cache lifetime in seconds (documents indexed or deleted show up after it).
+    Each document's sums are held (language → sum vector, chunk count); after a change the
+    means are recomputed by adding the documents' sums in the order the records were written
+    (the order of Chroma's ``_stats`` collection), so they are bit-identical to summing the
+    collection afresh. Writers are serialised; ``get`` returns the current means without a lock.
     """
 
-    def __init__(self, vectors: VectorStore, ttl_s: float) -> None:
-        self.vectors = vectors
-        self.ttl_s = ttl_s
+    def __init__(self) -> None:
+        self._docs: dict[str, dict[str, tuple[np.ndarray, int]]] = {}
         self._means: dict[str, np.ndarray] = {}
-        self._at = float("-inf")
         self._lock = threading.Lock()
 
-    def get(self) -> dict[str, np.ndarray]:
-        """Language → mean vector (shape ``(d,)``), for every language with indexed chunks.
-
-        Raises:
-            chromadb errors when Chroma is down.
-        """
+    def load(self, records: Iterable[StatsRecord]) -> None:
+        """Replace every document's sums with ``records`` (``VectorStore.stats_records()``)."""
+        docs: dict[str, dict[str, tuple[np.ndarray, int]]] = {}
+        for doc_id, lang, vec, count in records:
+            docs.setdefault(doc_id, {})[lang] = (np.asarray(vec, dtype=np.float64), count)
         with self._lock:
-            if time.monotonic() - self._at > self.ttl_s:
-                sums = self.vectors.language_sums()
-                self._means = {lang: np.asarray(vec, dtype=np.float64) / n
-                               for lang, (vec, n) in sums.items() if n > 0}
-                self._at = time.monotonic()
-            return self._means
+            self._docs = docs
+            self._recompute()
+
+    def update(self, documents: Mapping[str, LanguageSums]) -> None:
+        """Replace the sums of some documents (document id → language → (sum, count), as
+        ``VectorStore.document_stats`` returns them; empty removes the document). A rewritten
+        document moves last, as its rewritten records do in Chroma."""
+        with self._lock:
+            changed = False
+            for doc_id, sums in documents.items():
+                new = {lang: (np.asarray(vec, dtype=np.float64), n) for lang, (vec, n) in sums.items()}
+                if _same(self._docs.get(doc_id), new):
+                    continue  # e.g. an event the start-up scan already reflected: keep its place
+                self._docs.pop(doc_id, None)
+                if new:
+                    self._docs[doc_id] = new
+                changed = True
+            if changed:
+                self._recompute()
+
+    def _recompute(self) -> None:
+        totals: dict[str, tuple[np.ndarray, int]] = {}
+        for sums in self._docs.values():
+            for lang, (vec, n) in sums.items():
+                if lang in totals:
+                    acc, m = totals[lang]
+                    totals[lang] = (acc + vec, m + n)
+                else:
+                    totals[lang] = (np.zeros_like(vec) + vec, n)
+        self._means = {lang: vec / n for lang, (vec, n) in totals.items() if n > 0}
+
+    def get(self) -> dict[str, np.ndarray]:
+        """Language → mean vector (shape ``(d,)``), for every language with indexed chunks."""
+        return self._means
+
+
+def _same(a: dict[str, tuple[np.ndarray, int]] | None, b: dict[str, tuple[np.ndarray, int]]) -> bool:
+    """True when two documents' sums are equal (``a`` ``None``: not held; equal to empty ``b``)."""
+    if a is None:
+        return not b
+    return a.keys() == b.keys() and all(a[k][1] == b[k][1] and np.array_equal(a[k][0], b[k][0]) for k in a)
 
 
 def language_neutral(query: np.ndarray, means: dict[str, np.ndarray]) -> np.ndarray:

@@ -180,7 +180,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     text = normalize_for_search(question)
     qlang = detect_language(text)
     emb = np.asarray(await embedder.embed_query(text[:EMBED_QUERY_CHARS]), dtype=np.float64)
-    mean_map = await asyncio.to_thread(means.get) if means is not None and params.debias else {}
+    mean_map = means.get() if means is not None and params.debias else {}
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
     query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
     filters = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}

@@ -123,7 +123,7 @@ def test_language_statistics_follow_add_and_delete(api, stack, report, tmp_path)
     assert rec["status"] == "indexed" and rec["chunk_count"] >= 1
     assert vs.language_sums()["en"][1] == before["en"][1] + rec["chunk_count"]
     probe = {"question": "harbour ferry patronage", "top_k": 3}
-    def probe_found_by_keyword() -> bool:  # the keyword index follows adds (rebuilt within seconds)
+    def probe_found_by_keyword() -> bool:  # the keyword index follows the documents.indexed event
         top = api.post("/api/v1/query", json=probe).json()["sources"][0]
         return top["document_id"] == doc_id and "ferry" in {t.lower() for t in top["matched_terms"]}
 
@@ -135,8 +135,9 @@ def test_language_statistics_follow_add_and_delete(api, stack, report, tmp_path)
                                 for s in api.post("/api/v1/query", json=probe).json()["sources"]))
 
 
-def wait_for(check, timeout_s: float = 20.0) -> bool:
-    """Poll ``check()`` every 0.5 s until it is true (True) or ``timeout_s`` passes (False)."""
+def wait_for(check, timeout_s: float = 5.0) -> bool:
+    """Poll ``check()`` every 0.5 s until it is true (True) or ``timeout_s`` passes (False); the
+    query service follows index events within 5 s."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if check():

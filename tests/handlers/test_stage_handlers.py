@@ -10,7 +10,7 @@ from faststream.kafka import TestKafkaBroker
 
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
-from shared.events import DocumentChunked, DocumentParsed, DocumentTablesDone, DocumentUploaded
+from shared.events import DocumentChunked, DocumentIndexed, DocumentParsed, DocumentTablesDone, DocumentUploaded
 from shared.models import ChunkSet
 from shared.settings import Settings
 from shared.storage import ObjectStore
@@ -111,7 +111,10 @@ async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
         await br.publish(chunked, topics.CHUNKED)
         await br.publish(chunked, topics.CHUNKED)                          # redelivery
         final = embedder.stage.pubs.progress.mock.call_args.args[0]
+        assert embedder.stage.pubs.output.mock.call_count == 2
+        done = DocumentIndexed.model_validate(embedder.stage.pubs.output.mock.call_args.args[0])
     assert final["status"] == "indexed" and final["chunk_count"] == chunked.chunk_count
+    assert done.document_id == doc_id and done.chunk_count == chunked.chunk_count
     assert embedder.stage.client('vectors').count_document(doc_id) == chunked.chunk_count  # no duplicates
     embedder.stage.client('vectors').delete_document(doc_id)
 
@@ -133,6 +136,7 @@ async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store)
                                              chunks_key=storage.chunks_key(doc_id), chunk_count=1),
                              topics.CHUNKED)
             dead = embedder.stage.pubs.dead_letter.mock.call_args.args[0]
+            embedder.stage.pubs.output.mock.assert_not_called()  # nothing indexed: no documents.indexed
             last = embedder.stage.pubs.progress.mock.call_args.args[0]
     finally:
         embedder.stage.provide(embedder=good)

@@ -7,7 +7,7 @@ from pathlib import PurePath
 from fastapi import APIRouter, HTTPException, Response
 
 from services.gateway.api.deps import DocumentIdDep, StateDep
-from services.gateway.deletion import delete_document
+from services.gateway.deletion import delete_chunks, delete_document
 from shared import storage
 from shared.api import ChunkListResponse, DeleteResponse, DocumentListResponse, DocumentRecord
 from shared.chunkview import chunk_view
@@ -63,7 +63,7 @@ async def remove_chunk(state: StateDep, chunk_id: str) -> DeleteResponse:
     got = await asyncio.to_thread(state.vectors.get_ids, [chunk_id])
     if not got["ids"]:
         raise HTTPException(404, "No such chunk.")
-    await asyncio.to_thread(state.vectors.delete_ids, [chunk_id])
+    await delete_chunks(state, doc_id, [chunk_id])
     rec = state.registry.get(doc_id)
     if rec is not None:
         await state.registry.put(rec.model_copy(update={"chunk_count": max(rec.chunk_count - 1, 0)}))

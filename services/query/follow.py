@@ -1,0 +1,242 @@
+"""How the query service keeps its in-memory state — the keyword index and the language means —
+in step with Chroma: one full scan at start, then the ``documents.indexed`` and
+``documents.deleted`` events (no polling).
+
+Catch-up after a (re)start (ARCHITECTURE.md, "How the query service catches up"):
+
+1. record the end offset of every partition of both topics (:func:`end_offsets`);
+2. scan Chroma once: every chunk into the keyword index, every ``_stats`` record into the
+   language means (:meth:`Follower.load`);
+3. consume both topics from the recorded offsets (:class:`ResumeAt` seeks there whenever the
+   consumer is assigned a partition, then on from what was applied).
+
+An event below a recorded offset was published before step 1, and its producer had written
+Chroma before publishing it, so the scan of step 2 reflects it. Events from the recorded offsets
+on may be reflected already too; applying them again is harmless, because applying an event
+re-reads its document from Chroma (the state *now*) rather than replaying a change.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+from faststream import AckPolicy
+from faststream.kafka import KafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from pydantic import ValidationError
+
+from services.query.keyword_index import KeywordIndex, Record
+from services.query.langbias import LanguageMeans
+from shared import topics
+from shared.events import DocumentDeleted, DocumentIndexed
+from shared.settings import Settings
+from shared.vectorstore import LanguageSums, VectorStore
+
+log = logging.getLogger("legco.query.follow")
+FOLLOWED = (topics.INDEXED, topics.DELETED)
+PAGE = 2000  # chunks per Chroma ``get`` in the full scan
+
+IndexEvent = DocumentIndexed | DocumentDeleted
+
+
+def parse_event(topic: str, body: dict[str, Any]) -> IndexEvent:
+    """The event model of a record of one of the :data:`FOLLOWED` topics.
+
+    Raises:
+        pydantic.ValidationError: the record is not a valid event of that topic.
+    """
+    return (DocumentIndexed if topic == topics.INDEXED else DocumentDeleted).model_validate(body)
+
+
+async def end_offsets(settings: Settings, topic_names: Sequence[str] = FOLLOWED) -> dict[TopicPartition, int]:
+    """The end offset (next offset to be written) of every partition of ``topic_names``; a
+    topic that does not exist yet has no entry.
+
+    Raises:
+        aiokafka errors when Kafka is unreachable.
+    """
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap, client_id="legco-query-offsets")
+    await admin.start()
+    try:
+        described = await admin.describe_topics(list(topic_names))
+    finally:
+        await admin.close()
+    tps = [TopicPartition(t["topic"], p["partition"]) for t in described if t["error_code"] == 0
+           for p in t["partitions"]]
+    if not tps:
+        return {}
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, client_id="legco-query-offsets",
+                                enable_auto_commit=False)
+    await consumer.start()
+    try:
+        return dict(await consumer.end_offsets(tps))
+    finally:
+        await consumer.stop()
+
+
+class Follower:
+    """Applies index events to a ``KeywordIndex`` and ``LanguageMeans``, reading the documents
+    they name from Chroma; remembers, per partition, the next offset to apply.
+
+    Args:
+        vectors: the Chroma store (chunks and ``_stats``).
+        keywords, means: the in-memory state kept in step.
+    """
+
+    def __init__(self, vectors: VectorStore, keywords: KeywordIndex, means: LanguageMeans) -> None:
+        self.vectors = vectors
+        self.keywords = keywords
+        self.means = means
+        self.positions: dict[TopicPartition, int] = {}
+        self._apply = threading.Lock()  # a read of Chroma and its update go together
+
+    # --- start --------------------------------------------------------------------------
+    async def catch_up(self, settings: Settings, retry_s: float = 1.0) -> None:
+        """Steps 1 and 2 of the module docstring; retried (every ``retry_s`` seconds, doubling
+        up to 30 s) until Kafka and Chroma answer — the service is not ready before."""
+        while True:
+            try:
+                self.positions = await end_offsets(settings)
+                await asyncio.to_thread(self.load)
+                return
+            except Exception as e:
+                log.warning("catch-up failed (%s: %s); retrying in %.0f s", type(e).__name__, e, retry_s)
+                await asyncio.sleep(retry_s)
+                retry_s = min(retry_s * 2, 30.0)
+
+    def load(self) -> None:
+        """Full scan of Chroma into the keyword index and the language means.
+
+        Raises:
+            chromadb errors when Chroma is down.
+        """
+        start = time.perf_counter()
+        with self._apply:
+            self.keywords.load(self.vectors.iter_chunks(PAGE))
+            self.means.load(self.vectors.stats_records())
+        log.info("loaded %d chunks of %d documents from Chroma in %.2f s", len(self.keywords.snapshot.ids),
+                 len(self.keywords.document_ids), time.perf_counter() - start)
+
+    # --- events -------------------------------------------------------------------------
+    def apply(self, events: Iterable[IndexEvent]) -> float:
+        """Apply one batch of events; returns the seconds it took.
+
+        * ``DocumentIndexed``: the document's chunks and statistics are read from Chroma and
+          replace what the index held for it (nothing stored: it is dropped);
+        * ``DocumentDeleted`` of a whole document: dropped from memory (no Chroma read);
+        * ``DocumentDeleted`` of chunks: those chunks dropped, the document's (recomputed)
+          statistics re-read.
+
+        A whole-document deletion wins over anything else in the batch for that document
+        (document ids are never reused). Only the documents named are tokenised; BM25 is
+        re-fit once per batch. New documents are added in the order they were indexed.
+
+        Raises:
+            chromadb errors when Chroma is down (nothing is changed then).
+        """
+        start = time.perf_counter()
+        batch = sorted(events, key=lambda e: e.ts)
+        if not batch:
+            return 0.0
+        gone = {e.document_id for e in batch if isinstance(e, DocumentDeleted) and e.chunk_ids is None}
+        reread = list(dict.fromkeys(e.document_id for e in batch if e.document_id not in gone
+                                    and isinstance(e, DocumentIndexed)))
+        restat = list(dict.fromkeys(e.document_id for e in batch if e.document_id not in gone
+                                    and isinstance(e, DocumentDeleted)))
+        removed = [cid for e in batch if isinstance(e, DocumentDeleted) and e.document_id not in gone
+                   for cid in e.chunk_ids or []]
+        with self._apply:
+            chunks: dict[str, list[Record]] = {d: self.vectors.document_chunks(d) for d in reread}
+            stats: dict[str, LanguageSums] = {d: self.vectors.document_stats(d)
+                                              for d in dict.fromkeys(reread + restat)}
+            chunks.update((d, []) for d in gone)
+            stats.update((d, {}) for d in gone)
+            self.keywords.update(chunks, removed)
+            self.means.update(stats)
+        took = time.perf_counter() - start
+        log.info("applied %d events (%d documents read, %d dropped, %d chunks dropped) in %.3f s",
+                 len(batch), len(reread), len(gone), len(removed), took)
+        return took
+
+    def applied(self, records: Iterable[Any]) -> None:
+        """Remember that ``records`` (Kafka ``ConsumerRecord``s) are applied: their partitions
+        resume after them on a reassignment."""
+        for r in records:
+            tp = TopicPartition(r.topic, r.partition)
+            self.positions[tp] = max(self.positions.get(tp, 0), r.offset + 1)
+
+    async def apply_with_retry(self, events: list[IndexEvent], retry_s: float = 0.5) -> None:
+        """:meth:`apply` in a worker thread, retried with backoff (doubling up to 30 s) until
+        Chroma answers: an event is never skipped, the index only lags while Chroma is down."""
+        while True:
+            try:
+                await asyncio.to_thread(self.apply, events)
+                return
+            except Exception as e:
+                log.warning("applying %d events failed (%s: %s); retrying in %.1f s", len(events),
+                            type(e).__name__, e, retry_s)
+                await asyncio.sleep(retry_s)
+                retry_s = min(retry_s * 2, 30.0)
+
+
+class ResumeAt(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Seeks every partition the consumer is assigned to the follower's next offset for it
+    (the end offset recorded before the scan, then the offset after the last applied event),
+    so neither the consumer group's committed offsets nor ``auto_offset_reset`` decide where a
+    replica starts. A partition the follower does not know (a topic created later) starts
+    from the group's committed offset, else the earliest one.
+
+    ``subscriber`` (the FastStream subscriber whose consumer to seek) is set after it is made.
+    """
+
+    def __init__(self, follower: Follower) -> None:
+        self.follower = follower
+        self.subscriber: Any = None
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        """Nothing to do: positions are kept by the follower."""
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        """Seek each assigned partition known to the follower to its next offset."""
+        consumer = self.subscriber.consumer
+        seeks: dict[str, dict[int, int]] = {}
+        for tp in sorted(assigned):
+            offset = self.follower.positions.get(TopicPartition(tp.topic, tp.partition))
+            if offset is not None:
+                consumer.seek(tp, offset)
+                seeks.setdefault(tp.topic, {})[tp.partition] = offset
+        log.info("assigned %d partitions; resuming at (partition: offset) %s", len(assigned), seeks)
+
+
+def subscribe(broker: KafkaBroker, follower: Follower, settings: Settings) -> Any:
+    """Subscribe ``follower`` to both topics on ``broker`` (before the broker starts): consumer
+    group ``query-<query_instance>`` — one per replica, as every replica keeps its own index and
+    needs every event — in batches (events fetched together are applied together, one BM25
+    re-fit), positioned by :class:`ResumeAt`; offsets are committed after a batch is applied.
+    Returns the subscriber."""
+    resume = ResumeAt(follower)
+    sub = broker.subscriber(*FOLLOWED, group_id=f"query-{settings.query_instance}", batch=True,
+                            max_records=500, auto_offset_reset="earliest", ack_policy=AckPolicy.ACK,
+                            listener=resume)
+    resume.subscriber = sub
+
+    @sub
+    async def on_index_events(body: list[Any], msg: KafkaMessage) -> None:
+        records = msg.raw_message if isinstance(msg.raw_message, tuple) else (msg.raw_message,)
+        events = []
+        for record, value in zip(records, body, strict=True):
+            try:
+                events.append(parse_event(record.topic, value))
+            except ValidationError as e:  # nothing to apply; the others still are
+                log.error("skipping an invalid event at %s[%d]@%d: %s", record.topic, record.partition,
+                          record.offset, e)
+        await follower.apply_with_retry(events)
+        follower.applied(records)
+
+    return sub
