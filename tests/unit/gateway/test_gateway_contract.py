@@ -85,7 +85,7 @@ class Gateway:
         self.registry = Registry(self.store, self.hub)  # type: ignore[arg-type]
         self.uploads = Publisher()
         self.app.state.gateway = GatewayState(
-            settings=self.settings, broker=None, uploads=self.uploads,  # type: ignore[arg-type]
+            settings=self.settings, broker=None, uploads=self.uploads, deletions=Publisher(),  # type: ignore[arg-type]
             store=self.store, vectors=vectors or MemoryVectors(),  # type: ignore[arg-type]
             registry=self.registry, hub=self.hub, http=None)  # type: ignore[arg-type]
         self.client = TestClient(self.app)  # not entered: the lifespan (Kafka, MinIO, Chroma) never runs
