@@ -1,0 +1,149 @@
+"""Fair share between departments: one department's bulk upload must not hold up another's paper.
+
+Against a running stack (``make up``):
+
+1. idle: department B uploads one 10-page paper alone; its upload-to-indexed time is ``T_idle``;
+2. burst: department A uploads ``--files`` papers at once (the real and fixture corpus, repeated
+   under new names), and one second later B uploads the same 10-page paper; its upload-to-indexed
+   time is ``T_burst``.
+
+Prints both, the ratio ``T_burst / T_idle`` (target ≤ 3) and how long A's burst took. The
+10-page paper is pages 1-10 of ``real/hk_legco_sub_710-02_tables_zh.pdf``, written to a temporary
+file. With API keys (the gateway answers 401 without one) it creates a member key for each of
+departments ``bench-a`` and ``bench-b`` with the admin key (``LEGCO_API_KEY`` or
+``var/admin.key``); without keys both uploads land in one department, which measures the
+first-in, first-out order that fair sharing replaces. Everything the bench uploaded is deleted at
+the end.
+
+Usage: ``python bench/fairness.py [--url URL] [--files 40] [--strategy token]``
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import shutil
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pypdf
+from _common import CORPUS, ROOT  # noqa: F401  (puts the repo on sys.path)
+
+from cli import api
+from shared.settings import ClientSettings
+
+PAPER_SOURCE = CORPUS / "real" / "hk_legco_sub_710-02_tables_zh.pdf"
+TERMINAL = {"indexed", "failed"}
+
+
+def ten_page_paper(out: Path) -> Path:
+    """Pages 1-10 of ``PAPER_SOURCE`` as one PDF at ``out``."""
+    reader = pypdf.PdfReader(PAPER_SOURCE)
+    writer = pypdf.PdfWriter()
+    for page in reader.pages[:10]:
+        writer.add_page(page)
+    buf = io.BytesIO()
+    writer.write(buf)
+    out.write_bytes(buf.getvalue())
+    return out
+
+
+def burst_files(n: int, tmp: Path) -> list[Path]:
+    """``n`` corpus papers (PDF, DOCX, TXT of real/ and fixtures/), repeated under new names."""
+    base = sorted(p for d in ("real", "fixtures") for p in (CORPUS / d).iterdir()
+                  if p.suffix.lower() in (".pdf", ".docx", ".txt"))
+    out = []
+    for i in range(n):
+        src = base[i % len(base)]
+        dst = tmp / f"bulk{i:03d}_{src.name}"
+        shutil.copyfile(src, dst)
+        out.append(dst)
+    return out
+
+
+async def headers_for(client: httpx.AsyncClient, department: str) -> dict[str, str]:
+    """Authorization for a member key of ``department`` (created with the admin key), or no
+    header when the gateway needs none."""
+    probe = await client.get("/api/v1/documents")
+    if probe.status_code != 401:
+        return {}
+    admin = getattr(ClientSettings(), "api_key_or_file", lambda: None)()
+    if not admin:
+        raise SystemExit("the gateway needs a key: set LEGCO_API_KEY or run from the repo (var/admin.key)")
+    resp = await client.post("/api/v1/keys", json={"department": department, "role": "member",
+                                                   "label": "bench/fairness.py"},
+                             headers={"Authorization": f"Bearer {admin}"})
+    resp.raise_for_status()
+    return {"Authorization": f"Bearer {resp.json()['key']}"}
+
+
+async def upload(client: httpx.AsyncClient, path: Path, strategy: str, headers: dict[str, str]) -> str:
+    resp = await client.post("/api/v1/ingest", params={"strategy": strategy}, headers=headers,
+                             files={"file": (path.name, path.read_bytes(), "application/octet-stream")})
+    resp.raise_for_status()
+    return str(resp.json()["document_id"])
+
+
+async def wait_terminal(client: httpx.AsyncClient, doc_id: str, headers: dict[str, str],
+                        timeout_s: float = 3600) -> tuple[str, float]:
+    """(final status, seconds waited) of one document, polled every 0.25 s."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout_s:
+        rec = (await client.get(f"/api/v1/documents/{doc_id}", headers=headers)).json()
+        if rec.get("status") in TERMINAL:
+            return str(rec["status"]), time.perf_counter() - t0
+        await asyncio.sleep(0.25)
+    return "timeout", time.perf_counter() - t0
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--url", default=None)
+    ap.add_argument("--files", type=int, default=40)
+    ap.add_argument("--strategy", default="token", choices=("token", "question"))
+    args = ap.parse_args()
+    url = api.resolve_url(args.url)
+    tmp = Path(tempfile.mkdtemp(prefix="legco-fair-"))
+    run = uuid.uuid4().hex[:6]
+    created: list[tuple[str, dict[str, str]]] = []
+    async with httpx.AsyncClient(base_url=url, timeout=300) as client:
+        ha = await headers_for(client, "bench-a")
+        hb = await headers_for(client, "bench-b")
+        paper = ten_page_paper(tmp / f"B_10pages_{run}.pdf")
+        try:
+            t0 = time.perf_counter()
+            idle_id = await upload(client, paper, args.strategy, hb)
+            created.append((idle_id, hb))
+            idle_status, _ = await wait_terminal(client, idle_id, hb)
+            t_idle = time.perf_counter() - t0
+            files = burst_files(args.files, tmp)
+            t_burst0 = time.perf_counter()
+            a_ids = await asyncio.gather(*(upload(client, f, args.strategy, ha) for f in files))
+            created += [(i, ha) for i in a_ids]
+            await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - t_burst0)))
+            paper2 = tmp / f"B_10pages_{run}_burst.pdf"
+            shutil.copyfile(paper, paper2)
+            t1 = time.perf_counter()
+            b_id = await upload(client, paper2, args.strategy, hb)
+            created.append((b_id, hb))
+            b_status, _ = await wait_terminal(client, b_id, hb)
+            t_burst = time.perf_counter() - t1
+            finals = await asyncio.gather(*(wait_terminal(client, i, ha) for i in a_ids))
+            t_a = time.perf_counter() - t_burst0
+            print(f"B alone (idle stack):      {t_idle:7.1f} s ({idle_status})")
+            print(f"B during A's burst of {len(files)}:  {t_burst:7.1f} s ({b_status})")
+            print(f"ratio burst / idle:        {t_burst / t_idle:7.2f}  (target <= 3)")
+            print(f"A's burst, all terminal:   {t_a:7.1f} s "
+                  f"({sum(s == 'indexed' for s, _ in finals)} indexed, {sum(s == 'failed' for s, _ in finals)} failed)")
+            print(f"departments: {'bench-a / bench-b (API keys)' if ha else 'one (no keys: first-in, first-out)'}")
+        finally:
+            for doc_id, h in created:
+                await client.delete(f"/api/v1/documents/{doc_id}", headers=h)
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
