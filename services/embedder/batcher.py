@@ -1,0 +1,148 @@
+"""One stream of embeddings requests for every document the embedder is working on, shared fairly.
+
+The embedder works on several documents at once (its subscriber's ``WorkQueue`` concurrency).
+Each of them hands its texts to the ``FairBatcher`` a slice at a time; the batcher forms each
+request to the embeddings endpoint from the waiting slices, taking one text at a time from the
+departments in turn (and, within a department, from its documents in turn) up to
+``max_texts`` texts. So while one department's 64-page paper is being embedded, another
+department's paper gets every other text of every request instead of waiting for the first to
+finish, and the endpoint always has a full request when there is work.
+
+Requests are sent one after another (``in_flight`` at a time): the local e5 server computes one
+request at a time anyway, and a short queue there means an abandoned request costs little.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+
+log = logging.getLogger("legco.embedder.batcher")
+
+EmbedFn = Callable[[list[str]], Awaitable[list[list[float]]]]
+"""Embeds a list of passages, one vector per text in order (``EmbeddingClient.embed_passages``)."""
+
+
+@dataclass
+class _Slice:
+    """One caller's texts, the vectors computed so far and the future it waits on."""
+
+    texts: list[str]
+    done: asyncio.Future[list[list[float]]]
+    vectors: list[list[float] | None] = field(default_factory=list)
+    next: int = 0          # next text to put into a request
+    filled: int = 0        # vectors received
+
+    def __post_init__(self) -> None:
+        self.vectors = [None] * len(self.texts)
+
+
+class FairBatcher:
+    """Fair, shared request batching in front of an embeddings endpoint (see the module doc).
+
+    Args:
+        embed: the endpoint call (one request per call, ``len(texts) <= max_texts``).
+        max_texts: texts per request (``EMBEDDINGS_BATCH_SIZE``).
+        in_flight: requests outstanding at once.
+    """
+
+    def __init__(self, embed: EmbedFn, max_texts: int, in_flight: int = 1) -> None:
+        self._embed = embed
+        self.max_texts = max(1, max_texts)
+        self._sem = asyncio.Semaphore(max(1, in_flight))
+        self._queues: dict[Hashable, deque[_Slice]] = {}
+        self._turn: deque[Hashable] = deque()
+        self._wake = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+        self.requests = 0
+
+    async def embed_passages(self, texts: list[str], *, key: Hashable) -> list[list[float]]:
+        """Vectors of ``texts`` (in order), computed in requests shared with other callers;
+        ``key`` is the caller's fair-share key (the department).
+
+        Raises:
+            whatever the endpoint call raised for a request holding one of these texts.
+        """
+        if not texts:
+            return []
+        sl = _Slice(list(texts), asyncio.get_running_loop().create_future())
+        if key not in self._queues:
+            self._queues[key] = deque()
+            self._turn.append(key)
+        self._queues[key].append(sl)
+        self._ensure_loop()
+        self._wake.set()
+        return await sl.done
+
+    def _ensure_loop(self) -> None:
+        if self._loop_task is None or self._loop_task.done():
+            self._loop_task = asyncio.get_running_loop().create_task(self._run(), name="fair-batcher")
+
+    def _next_request(self) -> list[tuple[_Slice, int]]:
+        """(slice, text index) pairs of the next request: one text per department in turn, the
+        department's oldest slice with texts left first."""
+        picks: list[tuple[_Slice, int]] = []
+        while len(picks) < self.max_texts and self._turn:
+            key = self._turn[0]
+            self._turn.rotate(-1)
+            q = self._queues[key]
+            sl = q[0]
+            picks.append((sl, sl.next))
+            sl.next += 1
+            if sl.next >= len(sl.texts):  # every text of this slice is in a request now
+                q.popleft()
+                if not q:
+                    del self._queues[key]
+                    self._turn.remove(key)
+        return picks
+
+    async def _run(self) -> None:
+        while True:
+            if not self._turn:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            await self._sem.acquire()
+            picks = self._next_request()
+            if not picks:
+                self._sem.release()
+                continue
+            task = asyncio.get_running_loop().create_task(self._send(picks))
+            task.add_done_callback(lambda _t: self._sem.release())
+
+    async def _send(self, picks: list[tuple[_Slice, int]]) -> None:
+        self.requests += 1
+        try:
+            vectors = await self._embed([sl.texts[i] for sl, i in picks])
+        except Exception as e:  # every slice with a text in this request fails with the error
+            failed = {id(s): s for s, _ in picks}
+            for sl in failed.values():
+                if not sl.done.done():
+                    sl.done.set_exception(e)
+            self._drop(set(failed))
+            return
+        for (sl, i), vec in zip(picks, vectors, strict=True):
+            sl.vectors[i] = vec
+            sl.filled += 1
+            if sl.filled == len(sl.texts) and not sl.done.done():
+                sl.done.set_result([v for v in sl.vectors if v is not None])
+
+    def _drop(self, slice_ids: set[int]) -> None:
+        """Take failed slices out of the queues (their texts left are not sent)."""
+        for key in list(self._queues):
+            q = deque(sl for sl in self._queues[key] if id(sl) not in slice_ids)
+            if q:
+                self._queues[key] = q
+            else:
+                del self._queues[key]
+                self._turn.remove(key)
+
+    async def close(self) -> None:
+        """Stop the request loop (waiting callers are not answered)."""
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop_task

@@ -1,0 +1,54 @@
+"""FairBatcher: requests mix departments text by text, vectors come back in order, an endpoint
+error reaches only the callers with a text in the failed request."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from services.embedder.batcher import FairBatcher
+
+
+class Endpoint:
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.requests: list[list[str]] = []
+        self.fail_on = fail_on
+
+    async def __call__(self, texts: list[str]) -> list[list[float]]:
+        self.requests.append(list(texts))
+        await asyncio.sleep(0.01)
+        if self.fail_on and self.fail_on in texts:
+            raise ConnectionError("endpoint down")
+        return [[float(len(t)), float(ord(t[0]))] for t in texts]
+
+
+async def test_vectors_in_order_and_requests_bounded():
+    ep = Endpoint()
+    b = FairBatcher(ep, max_texts=3)
+    texts = [f"t{i}" * (i + 1) for i in range(8)]
+    out = await b.embed_passages(texts, key="A")
+    assert out == [[float(len(t)), float(ord(t[0]))] for t in texts]
+    assert all(len(r) <= 3 for r in ep.requests) and sum(map(len, ep.requests)) == 8
+
+
+async def test_a_second_department_shares_every_request():
+    ep = Endpoint()
+    b = FairBatcher(ep, max_texts=4)
+    big = asyncio.create_task(b.embed_passages([f"a{i}" for i in range(40)], key="A"))
+    await asyncio.sleep(0.015)                       # A's first request is out
+    small = await b.embed_passages([f"b{i}" for i in range(4)], key="B")
+    assert len(small) == 4
+    # B's 4 texts went out in the next two requests (half of each), not after A's 40
+    b_requests = [n for n, r in enumerate(ep.requests) if any(t.startswith("b") for t in r)]
+    assert b_requests and b_requests[-1] <= 3
+    await big
+
+
+async def test_failure_reaches_only_callers_in_the_failed_request():
+    ep = Endpoint(fail_on="bad")
+    b = FairBatcher(ep, max_texts=2)
+    ok = asyncio.create_task(b.embed_passages(["x1", "x2"], key="A"))
+    await asyncio.sleep(0.015)
+    with pytest.raises(ConnectionError):
+        await b.embed_passages(["bad", "y"], key="B")
+    assert len(await ok) == 2
