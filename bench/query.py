@@ -15,9 +15,10 @@ import asyncio
 import time
 from itertools import cycle
 
+from _common import fixture_queries, load_note, percentile, table
+
 import httpx
 
-from _common import fixture_queries, load_note, percentile, table
 from cli import api
 from shared.settings import ClientSettings
 

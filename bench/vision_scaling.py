@@ -22,6 +22,7 @@ import time
 import uuid
 
 import _common  # noqa: F401  (repo on sys.path)
+
 import httpx
 import pypdfium2 as pdfium
 

@@ -7,10 +7,10 @@ a key unchecked. The MinIO client is synchronous; async callers wrap calls in
 """
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 

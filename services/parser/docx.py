@@ -354,6 +354,6 @@ def parse_docx(data: bytes, settings: Settings) -> PageText:
         text = docx_to_text(document)
     except (DocumentError, MemoryError, RecursionError):
         raise
-    except Exception as exc:  # noqa: BLE001 - python-docx/lxml errors on a malformed package
+    except Exception as exc:  # python-docx/lxml errors on a malformed package
         raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
     return PageText(page_number=None, text=text, char_count=len(text))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pypdf
 import pypdfium2 as pdfium

@@ -27,8 +27,15 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from services.query.keyword_tokens import (cjk_bigrams, covered_runs, document_tokens, english_words,
-                                          join_cjk_lines, query_words, stem)
+from services.query.keyword_tokens import (
+    cjk_bigrams,
+    covered_runs,
+    document_tokens,
+    english_words,
+    join_cjk_lines,
+    query_words,
+    stem,
+)
 from services.query.lexicon import Lexicon, TermSet
 from shared.textnorm import normalize_for_search
 

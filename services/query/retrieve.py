@@ -4,8 +4,9 @@ them with language-bias removal (``scoring``) and return the best as ``Source`` 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,6 @@ from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
-
 
 # e5-small reads at most 512 tokens; a longer question only costs embedding time (a 4000-character
 # question took 6 s), so the embedding sees its first 512 characters (the keyword side sees all).

@@ -57,7 +57,7 @@ class ScoringParams:
     debias: bool = True
 
     @classmethod
-    def from_settings(cls, s: Any) -> "ScoringParams":
+    def from_settings(cls, s: Any) -> ScoringParams:
         """The ``QUERY_*`` values of a ``shared.settings.Settings``."""
         return cls(question_weight=s.query_question_weight, qa_prior=s.query_qa_prior,
                    keyword_weight=s.query_keyword_weight, min_content_chars=s.query_min_content_chars,

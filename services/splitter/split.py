@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from services.splitter.llm_check import BoundaryChecker
 
 
-def get_strategy(strategy: str, settings: Settings, llm: "BoundaryChecker | None" = None) -> ChunkingStrategy:
+def get_strategy(strategy: str, settings: Settings, llm: BoundaryChecker | None = None) -> ChunkingStrategy:
     """The strategy object for ``strategy`` (``"token"`` or ``"question"``).
 
     Raises:
@@ -51,7 +51,7 @@ def _page_flags(chunks: list, doc: ParsedDocument) -> None:
 
 
 def split_document(
-    doc: ParsedDocument, strategy: str, settings: Settings, llm: "BoundaryChecker | None" = None
+    doc: ParsedDocument, strategy: str, settings: Settings, llm: BoundaryChecker | None = None
 ) -> ChunkSet:
     """Chunk a parsed document with the named strategy.
 

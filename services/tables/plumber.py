@@ -20,6 +20,7 @@ Algorithm:
 from __future__ import annotations
 
 import io
+
 import pdfplumber
 
 from services.tables.grid import Grid, build_grid

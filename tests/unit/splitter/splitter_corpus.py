@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from shared.models import PageText, ParsedDocument
 
 REPO = Path(__file__).resolve().parents[3]

@@ -34,7 +34,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):  # keep test output quiet
         pass
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):  # the name BaseHTTPRequestHandler dispatches to
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         assert self.path.endswith("/chat/completions")
         segs = json.loads(body["messages"][-1]["content"])["segments"]

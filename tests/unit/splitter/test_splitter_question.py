@@ -9,6 +9,7 @@ from services.splitter.preprocess import build_body
 from services.splitter.split import split_document
 from services.splitter.tokens import count_tokens
 from shared.models import PageText, ParsedDocument
+
 from splitter_corpus import FIXTURES, REAL, load_doc, load_truth, pdfium_doc, pypdf_doc
 
 E, B, L, A = "E_基礎設施", "B_古洞北粉嶺北新發展區概覽", "L_補償及安置安排", "A_詳細數字一覽表"

@@ -22,7 +22,7 @@ def _n(s: str) -> str:
     return "".join(s.split())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _chunks(path: str, strategy: str):
     return split_file(Path(path), strategy, Settings(_env_file=None))[0]
 
