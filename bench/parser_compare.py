@@ -59,10 +59,7 @@ def read_guarded(name: str, data: bytes) -> tuple[str, object, float]:
     proc = ctx.Process(target=_read_worker, args=(name, data, child), daemon=True)
     proc.start()
     child.close()
-    if parent.poll(TIMEOUT_S):
-        result = parent.recv()
-    else:
-        result = ("error", f"TIMEOUT>{TIMEOUT_S:.0f}s", TIMEOUT_S)
+    result = parent.recv() if parent.poll(TIMEOUT_S) else ("error", f"TIMEOUT>{TIMEOUT_S:.0f}s", TIMEOUT_S)
     proc.kill()
     proc.join()
     return result

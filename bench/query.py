@@ -23,7 +23,8 @@ from cli import api
 from shared.settings import ClientSettings
 
 
-async def run_level(url: str, questions: list[str], concurrency: int, requests: int, top_k: int) -> tuple[list[float], int, float]:
+async def run_level(url: str, questions: list[str], concurrency: int, requests: int,
+                    top_k: int) -> tuple[list[float], int, float]:
     """Send ``requests`` queries with ``concurrency`` workers.
 
     Returns (latencies in ms of the successful requests, error count, wall seconds).

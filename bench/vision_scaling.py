@@ -61,7 +61,8 @@ def ingest_once(stack, api: httpx.Client, pdf: bytes, name: str) -> tuple[float,
         raise SystemExit(f"ingest failed: {rec['error']}")
     store = ObjectStore(Settings(minio_endpoint=stack.env["MINIO_ENDPOINT"]))
     start = store.client.stat_object(store.bucket, pages_key(doc_id)).last_modified
-    ends = [o.last_modified for o in store.client.list_objects(store.bucket, page_result_prefix(doc_id), recursive=True)]
+    listing = store.client.list_objects(store.bucket, page_result_prefix(doc_id), recursive=True)
+    ends = [o.last_modified for o in listing]
     assert len(ends) == 20, len(ends)
     return (max(ends) - start).total_seconds(), total
 

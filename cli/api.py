@@ -6,6 +6,7 @@ come from ``shared.settings.ClientSettings`` (``LEGCO_URL``, ``LEGCO_REQUEST_TIM
 """
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,7 @@ async def upload(client: httpx.AsyncClient, path: Path, strategy: str) -> dict[s
         ApiError: e.g. 400 unsupported type/empty file, 413 too large.
         OSError: the file cannot be read.
     """
-    data = path.read_bytes()
+    data = await asyncio.to_thread(path.read_bytes)
     return await call(client, "POST", f"{API}/ingest", params={"strategy": strategy},
                       files={"file": (path.name, data, "application/octet-stream")})
 

@@ -193,7 +193,7 @@ class ObjectStore:
         try:
             self.client.bucket_exists(self.bucket)
             return True
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever the client raises, MinIO is not usable
             return False
 
 

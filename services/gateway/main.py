@@ -1,9 +1,10 @@
 """Upload gateway (FastAPI): the HTTP API at http://localhost:8080, OpenAPI at /docs.
 
-Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a delete); keeps the document registry by
-consuming ``documents.progress`` (consumer group per gateway instance, from the earliest
-offset, so a restarted gateway catches up); streams each changed record over SSE; forwards
-``/api/v1/query`` to the query service; serves the built frontend at ``/``.
+Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a
+delete); keeps the document registry by consuming ``documents.progress`` (consumer group per
+gateway instance, from the earliest offset, so a restarted gateway catches up); streams each
+changed record over SSE; forwards ``/api/v1/query`` to the query service; serves the built
+frontend at ``/``.
 Run: ``python -m services.gateway``.
 """
 from __future__ import annotations

@@ -3,6 +3,7 @@ this gateway process."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -29,8 +30,6 @@ class DocumentHub:
         msg = {"event": event, "data": json.dumps(data, ensure_ascii=False)}
         for q in list(self.clients):
             if q.full():
-                try:
+                with contextlib.suppress(asyncio.QueueEmpty):
                     q.get_nowait()
-                except asyncio.QueueEmpty:
-                    pass
             q.put_nowait(msg)

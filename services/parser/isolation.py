@@ -1,9 +1,9 @@
 """Run a function in a child process with a wall-clock timeout and a memory limit.
 
 Untrusted PDFs/DOCX can make parsing libraries hang, recurse or eat memory (self-referencing
-xref tables or forms, decompression bombs). The child is a fresh interpreter (``subprocess``, not ``multiprocessing``: it
-does not re-import the caller's ``__main__`` and is safe to start from a threaded asyncio
-service). It sets ``RLIMIT_AS`` (address space) before importing anything, reads the pickled
+xref tables or forms, decompression bombs). The child is a fresh interpreter (``subprocess``,
+not ``multiprocessing``: it does not re-import the caller's ``__main__`` and is safe to start
+from a threaded asyncio service). It sets ``RLIMIT_AS`` (address space) before importing anything, reads the pickled
 ``(func, args)`` from stdin and writes one pickled result message to its original stdout
 (library output on stdout is redirected to stderr so it cannot corrupt the result). The
 parent waits at most ``timeout_s`` seconds and kills the child otherwise. Pickle protocol 5

@@ -73,7 +73,7 @@ async def compose_answer(settings: Settings, question: str, sources: list[Source
         try:
             answer = await llm_answer(settings, question, sources, texts)
             mode = "llm"
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any failure of the optional LLM: the extractive answer
             log.warning("LLM failed, falling back to extractive: %s", e)
             notice = f"The language model could not be reached ({type(e).__name__}); showing the best passages."
     elif not settings.llm_enabled:

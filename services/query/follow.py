@@ -105,7 +105,7 @@ class Follower:
                 self.positions = await end_offsets(settings)
                 await asyncio.to_thread(self.load)
                 return
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - Kafka or Chroma not up yet: retried until they answer
                 log.warning("catch-up failed (%s: %s); retrying in %.0f s", type(e).__name__, e, retry_s)
                 await asyncio.sleep(retry_s)
                 retry_s = min(retry_s * 2, 30.0)
@@ -178,7 +178,7 @@ class Follower:
             try:
                 await asyncio.to_thread(self.apply, events)
                 return
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - Chroma down: retried, an event is never skipped
                 log.warning("applying %d events failed (%s: %s); retrying in %.1f s", len(events),
                             type(e).__name__, e, retry_s)
                 await asyncio.sleep(retry_s)

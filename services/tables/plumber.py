@@ -138,7 +138,7 @@ def _continues(prev: PageTable, nxt: PageTable) -> bool:
     if prev.text_below or nxt.text_above:
         return False
     a, b = prev.col_xs, nxt.col_xs
-    return len(a) == len(b) and all(abs(x - y) <= COL_TOL for x, y in zip(a, b))
+    return len(a) == len(b) and all(abs(x - y) <= COL_TOL for x, y in zip(a, b, strict=True))
 
 
 def _assemble(parts: list[PageTable]) -> ExtractedTable:

@@ -46,7 +46,7 @@ def test_pairs_match_truth(stem, ext, settings):
     chunks = qa_chunks(cs)
     assert [c.metadata["question_id"] for c in chunks] == [t["qa_id"] for t in expected]
     assert [c.metadata["question_index"] for c in chunks] == list(range(len(expected)))
-    for n, (c, t) in enumerate(zip(chunks, expected)):
+    for n, (c, t) in enumerate(zip(chunks, expected, strict=True)):
         m = c.metadata
         assert m["strategy_type"] == "question" and m["chunk_kind"] == "qa"
         assert m.get("topic_section") == t["topic_section"], t["qa_id"]
