@@ -21,12 +21,11 @@ import sys
 import time
 import uuid
 
-import _common  # noqa: F401  (repo on sys.path)
+from _common import CORPUS
 
 import httpx
 import pypdfium2 as pdfium
 
-from bench._common import CORPUS
 from shared.settings import Settings
 from shared.storage import ObjectStore, page_result_prefix, pages_key
 from tests.e2e.helpers import wait_terminal
