@@ -231,7 +231,9 @@ class WorkQueue:
         except Exception:  # the stage contract catches everything; this is a last guard
             log.exception("%s: work on %s@%d raised", self.name, job.tp, job.offset)
         finally:
-            self._running.pop(asyncio.current_task(), None)  # type: ignore[arg-type]
+            task = asyncio.current_task()  # this job's task, never None inside it
+            if task is not None:
+                self._running.pop(task, None)
             await self._finished(job)
             self._wake.set()
 

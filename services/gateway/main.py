@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Response
 from fastapi.responses import FileResponse, HTMLResponse
 from faststream import AckPolicy
 
@@ -43,7 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     deletions = broker.publisher(topics.DELETED)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = ObjectStore(settings)
         await asyncio.to_thread(store.ensure_bucket)
         hub = DocumentHub()
@@ -82,7 +83,7 @@ def mount_frontend(app: FastAPI) -> None:
     """Serve ``frontend/dist`` at ``/`` with a single-page-app fallback (if it was built)."""
 
     @app.get("/{path:path}", include_in_schema=False)
-    async def spa(path: str):
+    async def spa(path: str) -> Response:
         if path.startswith("api/"):
             raise HTTPException(404, "Not found.")
         if not (FRONTEND_DIST / "index.html").exists():

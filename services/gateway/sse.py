@@ -7,21 +7,24 @@ import contextlib
 import json
 from typing import Any
 
+SseMessage = dict[str, str]
+"""One queued SSE message for sse-starlette: ``{"event": name, "data": JSON text}``."""
+
 
 class DocumentHub:
     """Each SSE client gets a bounded queue; a slow client loses old events, never blocks others."""
 
     def __init__(self, queue_size: int = 1000) -> None:
         self.queue_size = queue_size
-        self.clients: set[asyncio.Queue] = set()
+        self.clients: set[asyncio.Queue[SseMessage]] = set()
 
-    def subscribe(self) -> asyncio.Queue:
+    def subscribe(self) -> asyncio.Queue[SseMessage]:
         """A new client queue (call ``unsubscribe`` when the client goes)."""
-        q: asyncio.Queue = asyncio.Queue(self.queue_size)
+        q: asyncio.Queue[SseMessage] = asyncio.Queue(self.queue_size)
         self.clients.add(q)
         return q
 
-    def unsubscribe(self, q: asyncio.Queue) -> None:
+    def unsubscribe(self, q: asyncio.Queue[SseMessage]) -> None:
         """Forget a client queue."""
         self.clients.discard(q)
 

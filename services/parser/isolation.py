@@ -18,7 +18,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from shared.errors import DocumentError
 
@@ -48,7 +48,7 @@ def child_main(memory_limit_bytes: int) -> None:
         try:
             try:
                 func, args = pickle.loads(sys.stdin.buffer.read())
-                message: tuple = ("ok", func(*args))
+                message: tuple[Any, ...] = ("ok", func(*args))
             except DocumentError as exc:
                 message = ("document_error", exc.reason, exc.code)
             except MemoryError:
@@ -71,7 +71,7 @@ def _limit_text(seconds: float) -> str:
 
 def run_isolated(
     func: Callable[..., T],
-    args: tuple,
+    args: tuple[Any, ...],
     timeout_s: float,
     memory_limit_bytes: int | None,
 ) -> T:
@@ -114,7 +114,8 @@ def run_isolated(
             ) from None
     kind = message[0]
     if kind == "ok":
-        return message[1]
+        result: T = message[1]
+        return result
     if kind == "document_error":
         raise DocumentError(message[1], code=message[2])
     if kind == "memory":
@@ -127,9 +128,10 @@ def run_isolated(
     raise RuntimeError(f"parser child failed: {message[1]}")
 
 
-def _communicate(proc: subprocess.Popen, request: bytes, timeout_s: float) -> bytes:
+def _communicate(proc: subprocess.Popen[bytes], request: bytes, timeout_s: float) -> bytes:
     """Send ``request``, return the child's stdout; kill it after ``timeout_s`` seconds."""
     try:
+        out: bytes
         out, _ = proc.communicate(request, timeout=timeout_s)
         return out
     except subprocess.TimeoutExpired:

@@ -46,7 +46,8 @@ def scan_threshold_chars(width_pt: float, height_pt: float, min_chars_per_a4: in
 def format_pages(numbers: list[int]) -> str:
     """``[1, 2, 3, 5]`` -> ``"1-3, 5"`` (1-based page numbers, sorted ascending)."""
     parts: list[str] = []
-    start = prev = None
+    start: int | None = None
+    prev = 0  # the run's last page, once ``start`` is set
     for n in sorted(numbers):
         if start is None:
             start = prev = n

@@ -185,7 +185,7 @@ class Follower:
                 retry_s = min(retry_s * 2, 30.0)
 
 
-class ResumeAt(ConsumerRebalanceListener):  # type: ignore[misc]
+class ResumeAt(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka has no type hints
     """Seeks every partition the consumer is assigned to the follower's next offset for it
     (the end offset recorded before the scan, then the offset after the last applied event),
     so neither the consumer group's committed offsets nor ``auto_offset_reset`` decide where a

@@ -37,7 +37,8 @@ _STEMMER = snowballstemmer.stemmer("english")
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Snowball English stem of a lower-case word (``"landowners"`` → ``"landown"``)."""
-    return _STEMMER.stemWord(word)
+    stemmed: str = _STEMMER.stemWord(word)
+    return stemmed
 
 
 def english_words(text: str) -> list[str]:

@@ -24,6 +24,10 @@ from services.tables.page_result import PageResult
 from services.tables.plumber import merge_page_tables
 from shared.models import PageText, ParsedDocument, TableSpan
 
+Role = Literal["table", "continuation"]
+"""``TableSpan.role``: the table's first page, or a later fragment to remove."""
+Reader = Literal["pdfplumber", "vision"]
+"""``TableSpan.source``: which path read the table."""
 Span = tuple[int, int]
 """Character offsets ``(start, end)`` in a page's text, end exclusive."""
 Located = tuple[int, Span | None]
@@ -39,8 +43,8 @@ def scanned_notice(page: int) -> str:
             "read and is not indexed]")
 
 
-def _entry(role: Literal["table", "continuation"], source: Literal["pdfplumber", "vision"], markdown: str,
-           pages: list[int], header: list[str], n_rows: int, span: Span | None, in_text: bool = False) -> TableSpan:
+def _entry(role: Role, source: Reader, markdown: str, pages: list[int], header: list[str], n_rows: int,
+           span: Span | None, in_text: bool = False) -> TableSpan:
     return TableSpan(role=role, source=source, markdown=markdown, pages=pages, header=header,
                      n_rows=n_rows, span=span or None, in_text=in_text)
 
@@ -70,7 +74,7 @@ def _attach_plumber(tables: list[ExtractedTable], pages: dict[int, PageText],
         for i, (n, span) in enumerate(located):
             if n not in pages:
                 continue
-            role = "table" if i == 0 else "continuation"
+            role: Role = "table" if i == 0 else "continuation"
             pages[n].tables.append(_entry(role, "pdfplumber", t.markdown if i == 0 else "", t.pages,
                                           t.header, len(t.rows), span))
     return slots
