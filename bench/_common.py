@@ -54,7 +54,8 @@ def table(headers: list[str], rows: list[list[object]]) -> str:
     numeric = [all(_numeric(r[i]) for r in rows) for i in range(len(headers))]
     lines = []
     for n, r in enumerate(cells):
-        lines.append("  ".join(c.rjust(w) if numeric[i] else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        lines.append("  ".join(c.rjust(w) if numeric[i] else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=False))))
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)

@@ -22,15 +22,16 @@ import time
 from pathlib import Path
 
 from _common import ROOT
+
+from cli import api
+from cli.eval_corpus import EvalQuery, load_queries
+from cli.eval_metrics import hit_rank, summarize
 from services.query.follow import Follower
 from services.query.keyword_index import KeywordIndex
 from services.query.langbias import LanguageMeans
 from services.query.lexicon import load_lexicon
 from services.query.retrieve import retrieve
 from services.query.scoring import ScoringParams
-from cli import api
-from cli.eval_corpus import EvalQuery, load_queries
-from cli.eval_metrics import hit_rank, summarize
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.settings import get_settings

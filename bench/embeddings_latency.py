@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from itertools import cycle, islice
 
-import httpx
-
 from _common import ROOT, fixture_queries, load_note, percentile, table
+
+import httpx
 
 
 def free_port() -> int:

@@ -34,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 
 from _common import CORPUS, load_note, median, table
+
 from cli import api
 from cli.sse import DocumentStream
 from cli.tracking import DocProgress, Tracker

@@ -20,16 +20,13 @@ import argparse
 import json
 import multiprocessing as mp
 import re
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import ROOT
 
-from services.parser.pdf_backends import BACKENDS, quiet_pypdf_logging  # noqa: E402
-from services.parser.textquality import garble_score, is_private_use, normalise_text  # noqa: E402
-from shared.errors import DocumentError  # noqa: E402
+from services.parser.pdf_backends import BACKENDS, quiet_pypdf_logging
+from services.parser.textquality import garble_score, is_private_use, normalise_text
+from shared.errors import DocumentError
 
 CORPUS = ROOT / ".." / "shared" / "corpus"
 _WS = re.compile(r"\s+")
@@ -59,10 +56,7 @@ def read_guarded(name: str, data: bytes) -> tuple[str, object, float]:
     proc = ctx.Process(target=_read_worker, args=(name, data, child), daemon=True)
     proc.start()
     child.close()
-    if parent.poll(TIMEOUT_S):
-        result = parent.recv()
-    else:
-        result = ("error", f"TIMEOUT>{TIMEOUT_S:.0f}s", TIMEOUT_S)
+    result = parent.recv() if parent.poll(TIMEOUT_S) else ("error", f"TIMEOUT>{TIMEOUT_S:.0f}s", TIMEOUT_S)
     proc.kill()
     proc.join()
     return result

@@ -15,14 +15,16 @@ import asyncio
 import time
 from itertools import cycle
 
+from _common import fixture_queries, load_note, percentile, table
+
 import httpx
 
-from _common import fixture_queries, load_note, percentile, table
 from cli import api
 from shared.settings import ClientSettings
 
 
-async def run_level(url: str, questions: list[str], concurrency: int, requests: int, top_k: int) -> tuple[list[float], int, float]:
+async def run_level(url: str, questions: list[str], concurrency: int, requests: int,
+                    top_k: int) -> tuple[list[float], int, float]:
     """Send ``requests`` queries with ``concurrency`` workers.
 
     Returns (latencies in ms of the successful requests, error count, wall seconds).

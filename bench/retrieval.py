@@ -16,6 +16,7 @@ import json
 import time
 
 from _common import CORPUS, load_note
+
 from cli import api
 from cli.eval_cmd import evaluate, format_report
 

@@ -17,6 +17,7 @@ import sys
 from collections import Counter
 
 import _common  # noqa: F401  (repo on sys.path)
+
 from faststream.kafka import TestKafkaBroker
 
 from services.splitter import main as splitter

@@ -21,11 +21,11 @@ import sys
 import time
 import uuid
 
-import _common  # noqa: F401  (repo on sys.path)
+from _common import CORPUS
+
 import httpx
 import pypdfium2 as pdfium
 
-from bench._common import CORPUS
 from shared.settings import Settings
 from shared.storage import ObjectStore, page_result_prefix, pages_key
 from tests.e2e.helpers import wait_terminal
@@ -60,7 +60,8 @@ def ingest_once(stack, api: httpx.Client, pdf: bytes, name: str) -> tuple[float,
         raise SystemExit(f"ingest failed: {rec['error']}")
     store = ObjectStore(Settings(minio_endpoint=stack.env["MINIO_ENDPOINT"]))
     start = store.client.stat_object(store.bucket, pages_key(doc_id)).last_modified
-    ends = [o.last_modified for o in store.client.list_objects(store.bucket, page_result_prefix(doc_id), recursive=True)]
+    listing = store.client.list_objects(store.bucket, page_result_prefix(doc_id), recursive=True)
+    ends = [o.last_modified for o in listing]
     assert len(ends) == 20, len(ends)
     return (max(ends) - start).total_seconds(), total
 

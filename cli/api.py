@@ -6,6 +6,7 @@ come from ``shared.settings.ClientSettings`` (``LEGCO_URL``, ``LEGCO_REQUEST_TIM
 """
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,8 @@ def error_detail(resp: httpx.Response) -> str:
     return resp.text.strip()[:300] or resp.reason_phrase
 
 
-async def call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any) -> Any:
-    """Send one request and return its JSON body.
+async def call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    """Send one request and return its JSON body (an object: every gateway endpoint answers one).
 
     Args:
         method: HTTP method; path: relative to the gateway root (``/api/v1/...``);
@@ -74,7 +75,8 @@ async def call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any)
         raise ApiError(f"Cannot reach the gateway at {client.base_url} ({type(e).__name__}).") from None
     if resp.status_code >= 400:
         raise ApiError(f"{resp.status_code} {error_detail(resp)}", resp.status_code)
-    return resp.json()
+    body: dict[str, Any] = resp.json()
+    return body
 
 
 async def upload(client: httpx.AsyncClient, path: Path, strategy: str) -> dict[str, Any]:
@@ -86,7 +88,7 @@ async def upload(client: httpx.AsyncClient, path: Path, strategy: str) -> dict[s
         ApiError: e.g. 400 unsupported type/empty file, 413 too large.
         OSError: the file cannot be read.
     """
-    data = path.read_bytes()
+    data = await asyncio.to_thread(path.read_bytes)
     return await call(client, "POST", f"{API}/ingest", params={"strategy": strategy},
                       files={"file": (path.name, data, "application/octet-stream")})
 

@@ -11,7 +11,7 @@ from typing import Any
 from cli import api
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``ask`` subcommand."""
     p = sub.add_parser("ask", help="ask a question about the indexed documents")
     p.add_argument("question")

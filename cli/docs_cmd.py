@@ -14,7 +14,7 @@ from cli import api
 from shared.settings import ClientSettings
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``docs`` subcommand."""
     p = sub.add_parser("docs", help="list the documents")
     p.add_argument("--json", action="store_true", help="print the raw JSON response")

@@ -33,7 +33,7 @@ STRATEGY = "question"
 TOP_K = 10
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``eval`` subcommand."""
     p = sub.add_parser("eval", help="measure retrieval (Recall@k, MRR) on evaluation folders")
     p.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="folders with documents and query files")
@@ -62,8 +62,9 @@ async def ensure_ingested(client: Any, files: list[Path], timeout_s: float) -> d
     while True:
         docs = {d["document_id"]: d for d in (await api.list_documents(client)).get("documents", [])}
         recs = {name: docs.get(i) for name, i in ids.items()}
-        if all(r and r.get("status") in ("indexed", "failed") for r in recs.values()):
-            return recs  # type: ignore[return-value]
+        done = {name: r for name, r in recs.items() if r and r.get("status") in ("indexed", "failed")}
+        if len(done) == len(recs):
+            return done
         if time.monotonic() > deadline:
             pending = [n for n, r in recs.items() if not r or r.get("status") not in ("indexed", "failed")]
             raise TimeoutError(f"not indexed after {timeout_s:.0f}s: {', '.join(pending)}")
@@ -80,7 +81,8 @@ def to_simplified(text: str) -> str:
     """``text`` converted to Simplified Chinese (OpenCC ``t2s``)."""
     import opencc
 
-    return opencc.OpenCC("t2s").convert(text)
+    converted: str = opencc.OpenCC("t2s").convert(text)
+    return converted
 
 
 async def run_queries(client: Any, queries: list[EvalQuery], records: dict[str, dict[str, Any]],
@@ -111,7 +113,7 @@ async def run_queries(client: Any, queries: list[EvalQuery], records: dict[str, 
         main_doc = records.get(q.files[0], {}).get("document_id")
         return {"query": q.query, "asked": text, "variant": variant, "file": q.source, "kind": q.kind,
                 "expected_qa_id": q.expected_qa_id, "query_lang": q.lang or detect_language(q.query),
-                "doc_lang": doc_langs.get(main_doc, q.doc_lang or "?"), "rank": rank,
+                "doc_lang": doc_langs.get(main_doc or "", q.doc_lang or "?"), "rank": rank,
                 "top": [f"{s.get('filename')}#{s.get('question_id') or '-'}:{s.get('matched_by')}"
                         for s in sources[:3]]}
 

@@ -17,7 +17,7 @@ from cli.sse import DocumentStream
 from cli.tracking import DocProgress, Tracker
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``ingest`` subcommand."""
     p = sub.add_parser("ingest", help="upload files for indexing")
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="PDF, DOCX or TXT files")

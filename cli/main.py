@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``legco``; returns the process exit code (0 ok, 1 failure, 2 usage error)."""
     args = parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -14,7 +14,7 @@ from shared.settings import Settings
 PREVIEW_LINES = 3
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``split`` subcommand."""
     p = sub.add_parser("split", help="show how a file would be chunked (offline)")
     p.add_argument("file", type=Path, metavar="FILE")

@@ -90,7 +90,7 @@ class DocumentStream:
         self.settings = settings or ClientSettings()
         self.queue: asyncio.Queue[Received] = asyncio.Queue()
         self.connected = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> bool:
         """Start listening and wait up to ``settings.sse_connect_timeout_s`` seconds until the

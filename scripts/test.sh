@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `make test`: installs what the tests need (cached), then runs the Python tests (unit,
-# handler tests with FastStream's TestKafkaBroker, end-to-end on a real native stack started
-# by the tests themselves on shifted ports) and the frontend's component tests.
+# `make test`: installs what the tests need (cached), runs the lint gate (scripts/lint.sh: ruff
+# and mypy), then the Python tests (unit, handler tests with FastStream's TestKafkaBroker,
+# end-to-end on a real native stack started by the tests themselves on shifted ports) and the
+# frontend's component tests. A lint failure fails the run, but the tests still run after it,
+# so one report shows both.
 # Usage: scripts/test.sh [python|frontend|all]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,6 +14,7 @@ bash scripts/deps.sh all
 bash scripts/deps.sh browser
 status=0
 if [ "$what" = all ] || [ "$what" = python ]; then
+  bash scripts/lint.sh || status=$?
   "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 tests || status=$?
 fi
 if [ "$what" = all ] || [ "$what" = frontend ]; then

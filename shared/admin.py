@@ -30,4 +30,4 @@ async def ensure_topics(settings: Settings) -> list[str]:
 
 if __name__ == "__main__":
     created = asyncio.run(ensure_topics(get_settings()))
-    print("created topics:", ", ".join(created) if created else "none (all exist)")
+    print("created topics:", ", ".join(created) if created else "none (all exist)")  # noqa: T201 - the command's output

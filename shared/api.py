@@ -25,6 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from shared.events import Status
 from shared.models import FileType, StrategyName
 
+MatchedBy = Literal["dense", "question-line", "keyword"]
+"""The retrieval signal under which a source ranked best (see ``Source``)."""
+AnswerMode = Literal["llm", "extractive"]
+"""How an answer was made: by the language model, or from the passages themselves."""
+
 SSE_DOCUMENT = "document"  # SSE event name: data = a DocumentRecord
 SSE_DELETED = "deleted"  # SSE event name: data = a DeletedNotice
 
@@ -230,7 +235,7 @@ class Source(ApiResponse):
     answer: str | None = None
     topic_section: str | None = None
     source_page_range: tuple[int, int] | None = None
-    matched_by: Literal["dense", "question-line", "keyword"] = "dense"
+    matched_by: MatchedBy = "dense"
     matched_terms: list[str] = Field(default_factory=list)
     also_in: list[Rendition] = Field(default_factory=list)
 
@@ -239,7 +244,7 @@ class QueryResponse(ApiResponse):
     """The answer (markdown) with its sources; ``answer_mode`` says how it was made."""
 
     answer: str
-    answer_mode: Literal["llm", "extractive"]
+    answer_mode: AnswerMode
     notice: str | None = None
     llm_model: str | None = None
     sources: list[Source]

@@ -8,6 +8,8 @@ field, which this client sends. For endpoints that don't know ``input_type``, se
 """
 from __future__ import annotations
 
+import functools
+
 from openai import AsyncOpenAI
 
 from shared.retry import call_with_retry
@@ -34,8 +36,9 @@ class EmbeddingClient:
         out: list[list[float]] = []
         for i in range(0, len(texts), s.embeddings_batch_size):
             batch = [prefix + t for t in texts[i:i + s.embeddings_batch_size]]
-            resp = await call_with_retry(s, lambda batch=batch: self.client.embeddings.create(
-                model=s.embeddings_model, input=batch, encoding_format="float", extra_body=extra))
+            request = functools.partial(self.client.embeddings.create, model=s.embeddings_model, input=batch,
+                                        encoding_format="float", extra_body=extra)
+            resp = await call_with_retry(s, request)
             out.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
         return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -171,4 +171,4 @@ class DeadLetter(EventBase):
     reason: str
     error_type: str
     attempts: int
-    payload: dict
+    payload: dict[str, Any]

@@ -6,7 +6,13 @@ pages and chunks per stage, stage latency and failures by reason.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, make_asgi_app
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -42,7 +48,7 @@ PAGE_LATENCY = Histogram("legco_table_page_latency_seconds",
                          buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120))
 
 
-def metrics_app():
+def metrics_app() -> Callable[..., Any]:
     """ASGI app serving the registry in the Prometheus text format (mount at ``/metrics``)."""
     return make_asgi_app(registry=REGISTRY)
 
@@ -52,7 +58,7 @@ def metrics_payload() -> tuple[bytes, str]:
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
-def add_metrics_route(app) -> None:
+def add_metrics_route(app: FastAPI) -> None:
     """Add ``GET /metrics`` (Prometheus text format) to a FastAPI app."""
     from fastapi import Response
 

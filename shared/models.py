@@ -5,13 +5,20 @@ sizes are in tokens (cl100k_base) unless the name says bytes or chars.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from pydantic import BaseModel, Field
 
 FileType = Literal["pdf", "docx", "txt"]
 StrategyName = Literal["token", "question"]
 STRATEGIES: tuple[str, ...] = ("token", "question")
+
+
+def is_strategy(name: str) -> TypeGuard[StrategyName]:
+    """True when ``name`` is one of ``STRATEGIES``."""
+    return name in STRATEGIES
+
+
 # What an upload's filename may end with (lower-cased): the gateway refuses anything else (400)
 # and serves this list to clients at ``GET /api/v1/config``. One extension per ``FileType``.
 ACCEPTED_EXTENSIONS: tuple[str, ...] = (".pdf", ".docx", ".txt")

@@ -14,8 +14,7 @@ from typing import TypeVar
 
 import httpx
 import openai
-from tenacity import (AsyncRetrying, retry_if_exception, stop_after_attempt,
-                      wait_exponential_jitter)
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from shared.settings import Settings
 

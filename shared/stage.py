@@ -31,7 +31,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from faststream import AckPolicy, Context
 from faststream.asgi import AsgiFastStream
@@ -45,6 +45,9 @@ from shared.metrics import DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
 from shared.settings import Settings, get_settings
 from shared.storage import ObjectStore, open_store
 from shared.worker import make_app
+
+if TYPE_CHECKING:
+    from faststream.kafka.subscriber.usecase import DefaultSubscriber  # what broker.subscriber returns
 
 log = logging.getLogger("legco.stage")
 T = TypeVar("T")
@@ -95,7 +98,8 @@ class Stage:
     @property
     def settings(self) -> Settings:
         """The settings handed to the handlers (see :meth:`provide`)."""
-        return self.client("settings")
+        settings: Settings = self.client("settings")
+        return settings
 
     def provide(self, **clients: Any) -> None:
         """Put clients into the broker's context, where handlers receive them by name (the
@@ -119,11 +123,13 @@ class Stage:
             yield
 
     # --- subscriptions ------------------------------------------------------------------
-    def subscriber(self, topic: str, *, group: str | None = None, **kwargs: Any) -> Any:
+    def subscriber(self, topic: str, *, group: str | None = None, **kwargs: Any) -> DefaultSubscriber:
         """``broker.subscriber`` under the contract: the stage's consumer group, offsets
         committed after the handler returned, one record per poll (a document's work is long)."""
         kwargs.setdefault("max_poll_records", 1)
-        return self.broker.subscriber(topic, group_id=group or self.group, ack_policy=AckPolicy.ACK, **kwargs)
+        sub: DefaultSubscriber = self.broker.subscriber(topic, group_id=group or self.group, ack_policy=AckPolicy.ACK,
+                                                        **kwargs)
+        return sub
 
     async def emit(self, event: EventBase) -> None:
         """Publish ``event`` to the stage's output topic, keyed by document id."""

@@ -7,10 +7,10 @@ a key unchecked. The MinIO client is synchronous; async callers wrap calls in
 """
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -193,7 +193,7 @@ class ObjectStore:
         try:
             self.client.bucket_exists(self.bucket)
             return True
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever the client raises, MinIO is not usable
             return False
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 # Word / Symbol-font bullet glyphs (private use) → visible bullets.
 BULLET_GLYPHS: dict[str, str] = {
@@ -130,7 +131,7 @@ def collapse_cjk_spaces(text: str) -> str:
 
 # --- search normalisation (index and query time) ------------------------------------------
 
-_S2T = None
+_S2T: Any = None  # opencc.OpenCC, loaded on first use (opencc has no type hints)
 
 
 def _s2t(text: str) -> str:
@@ -142,7 +143,8 @@ def _s2t(text: str) -> str:
         import opencc
 
         _S2T = opencc.OpenCC("s2t")
-    return _S2T.convert(text)
+    converted: str = _S2T.convert(text)
+    return converted
 
 
 def normalize_for_search(text: str) -> str:

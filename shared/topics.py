@@ -41,5 +41,5 @@ PROGRESS = "legco.documents.progress.v1"
 DEAD_LETTER = "legco.deadletter.v1"
 """events a consumer gave up on after its bounded retries, with the reason."""
 
-ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED, PROGRESS,
-                               DEAD_LETTER)
+ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED,
+                               PROGRESS, DEAD_LETTER)

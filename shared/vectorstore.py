@@ -18,10 +18,12 @@ str/int/float/bool, as Chroma requires.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, cast
 
 import chromadb
 from chromadb.api.models.Collection import Collection
+from chromadb.api.types import Include, Metadata, PyEmbeddings, Where
 
 from shared.settings import Settings
 
@@ -45,6 +47,12 @@ def flat_metadata(meta: dict[str, Any]) -> dict[str, str | int | float | bool]:
         else:
             out[k] = str(v)
     return out
+
+
+def _embeddings(vectors: list[list[float]]) -> PyEmbeddings:
+    """``vectors`` under the type Chroma's signatures name: a list is invariant, so mypy does
+    not take a ``list[list[float]]`` for the ``list[Sequence[float]]`` it is."""
+    return cast("PyEmbeddings", vectors)
 
 
 class VectorStore:
@@ -85,7 +93,7 @@ class VectorStore:
         """Insert or overwrite chunks by id (deterministic ids make redelivery idempotent)."""
         if not ids:
             return
-        self.collection.upsert(ids=ids, embeddings=embeddings, documents=documents,
+        self.collection.upsert(ids=ids, embeddings=_embeddings(embeddings), documents=documents,
                                metadatas=[flat_metadata(m) for m in metadatas])
 
     def upsert_questions(self, ids: list[str], embeddings: list[list[float]], documents: list[str],
@@ -93,12 +101,12 @@ class VectorStore:
         """Insert or overwrite question-line vectors; ``ids`` are the ids of their chunks."""
         if not ids:
             return
-        self.questions.upsert(ids=ids, embeddings=embeddings, documents=documents,
+        self.questions.upsert(ids=ids, embeddings=_embeddings(embeddings), documents=documents,
                               metadatas=[flat_metadata(m) for m in metadatas])
 
     def delete_document(self, document_id: str) -> None:
         """Delete every chunk, question vector and statistics record of ``document_id``."""
-        where = {"document_id": document_id}
+        where: Where = {"document_id": document_id}
         self.collection.delete(where=where)
         self.questions.delete(where=where)
         self.stats.delete(where=where)
@@ -123,7 +131,10 @@ class VectorStore:
             sums: language → (sum of the document's chunk vectors in that language, count).
         """
         self.stats.delete(where={"document_id": document_id})
-        ids, embs, docs, metas = [], [], [], []
+        ids: list[str] = []
+        embs: list[list[float]] = []
+        docs: list[str] = []
+        metas: list[Metadata] = []
         for lang, (vec, count) in sorted(sums.items()):
             if count <= 0:
                 continue
@@ -132,7 +143,7 @@ class VectorStore:
             docs.append(json.dumps({"sum": vec, "count": count}))
             metas.append({"document_id": document_id, "department": department, "lang": lang, "count": count})
         if ids:
-            self.stats.upsert(ids=ids, embeddings=embs, documents=docs, metadatas=metas)
+            self.stats.upsert(ids=ids, embeddings=_embeddings(embs), documents=docs, metadatas=metas)
 
     def refresh_document_stats(self, document_id: str) -> None:
         """Recompute one document's statistics from its stored chunk vectors."""
@@ -173,11 +184,12 @@ class VectorStore:
             out[lang] = ([a + b for a, b in zip(vec, vec_sum, strict=True)], n + count)
         return out
 
-    def iter_chunks(self, page: int = 2000):
+    def iter_chunks(self, page: int = 2000) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """Every stored chunk as ``(id, text, metadata)``, fetched ``page`` records at a time."""
         offset = 0
         while True:
-            got = self.collection.get(include=["documents", "metadatas"], limit=page, offset=offset)
+            got: dict[str, Any] = dict(self.collection.get(include=["documents", "metadatas"], limit=page,
+                                                           offset=offset))
             ids = got["ids"]
             yield from zip(ids, got["documents"] or [""] * len(ids), got["metadatas"] or [{}] * len(ids),
                            strict=False)
@@ -187,7 +199,7 @@ class VectorStore:
 
     def get_document_chunks(self, document_id: str) -> dict[str, Any]:
         """All chunks of a document: Chroma ``get`` result with ids, documents and metadatas."""
-        return self.collection.get(where={"document_id": document_id}, include=["documents", "metadatas"])
+        return dict(self.collection.get(where={"document_id": document_id}, include=["documents", "metadatas"]))
 
     def document_chunks(self, document_id: str) -> list[tuple[str, str, dict[str, Any]]]:
         """All chunks of a document as ``(id, text, metadata)``, in the collection's order
@@ -199,7 +211,7 @@ class VectorStore:
 
     def get_ids(self, ids: list[str]) -> dict[str, Any]:
         """Chunks by id, with documents and metadatas."""
-        return self.collection.get(ids=ids, include=["documents", "metadatas"])
+        return dict(self.collection.get(ids=ids, include=["documents", "metadatas"]))
 
     def count_document(self, document_id: str) -> int:
         """Number of chunks stored for a document."""
@@ -211,18 +223,18 @@ class VectorStore:
         ``embedding``: ids and distances, plus metadata when ``metadata`` (texts are fetched
         later, for the final top-k only, with :meth:`get_ids`)."""
         coll = self.collection if kind == "chunks" else self.questions
-        include = ["distances"] + (["metadatas"] if metadata else [])
-        return coll.query(query_embeddings=[embedding], n_results=k, where=where, include=include)
+        include: Include = ["distances", "metadatas"] if metadata else ["distances"]
+        return dict(coll.query(query_embeddings=_embeddings([embedding]), n_results=k, where=where, include=include))
 
     def get_vectors(self, kind: str, ids: list[str]) -> dict[str, Any]:
         """Records of collection ``kind`` by id, with embeddings and metadata."""
         coll = self.collection if kind == "chunks" else self.questions
-        return coll.get(ids=ids, include=["metadatas", "embeddings"])
+        return dict(coll.get(ids=ids, include=["metadatas", "embeddings"]))
 
     def healthy(self) -> bool:
         """True when the Chroma server answers its heartbeat."""
         try:
             self.client.heartbeat()
             return True
-        except Exception:
+        except Exception:  # noqa: BLE001 - whatever the client raises, Chroma is not usable
             return False

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.kafka import KafkaBroker
@@ -11,11 +14,12 @@ from shared.metrics import metrics_app
 from shared.settings import get_settings
 
 
-def make_app(broker: KafkaBroker, *, lifespan=None) -> AsgiFastStream:
+def make_app(broker: KafkaBroker, *,
+             lifespan: Callable[[], AbstractAsyncContextManager[None]] | None = None) -> AsgiFastStream:
     """ASGI FastStream app for a worker: the broker plus ``/metrics`` and ``/healthz``."""
 
     @get
-    async def healthz(scope) -> AsgiResponse:
+    async def healthz(scope: Any) -> AsgiResponse:  # Any: FastStream's dependency injection reads the annotation
         ok = await broker.ping(timeout=get_settings().health_timeout_s)
         return AsgiResponse(b'{"status":"ok"}' if ok else b'{"status":"kafka unreachable"}',
                             status_code=200 if ok else 503, headers={"content-type": "application/json"})

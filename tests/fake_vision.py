@@ -36,7 +36,7 @@ class FakeVisionServer:
         assert self.httpd is not None
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def start(self) -> "FakeVisionServer":
+    def start(self) -> FakeVisionServer:
         """Serve in a daemon thread; returns ``self``."""
         fake = self
 

@@ -9,8 +9,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from services.embedder.search_text import (chunk_search_text, content_chars, document_title,
-                                           question_search_text, text_sha)
+from services.embedder.search_text import (
+    chunk_search_text,
+    content_chars,
+    document_title,
+    question_search_text,
+    text_sha,
+)
 from shared import storage
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked

@@ -1,20 +1,22 @@
 """Upload gateway (FastAPI): the HTTP API at http://localhost:8080, OpenAPI at /docs.
 
-Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a delete); keeps the document registry by
-consuming ``documents.progress`` (consumer group per gateway instance, from the earliest
-offset, so a restarted gateway catches up); streams each changed record over SSE; forwards
-``/api/v1/query`` to the query service; serves the built frontend at ``/``.
+Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a
+delete); keeps the document registry by consuming ``documents.progress`` (consumer group per
+gateway instance, from the earliest offset, so a restarted gateway catches up); streams each
+changed record over SSE; forwards ``/api/v1/query`` to the query service; serves the built
+frontend at ``/``.
 Run: ``python -m services.gateway``.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Response
 from fastapi.responses import FileResponse, HTMLResponse
 from faststream import AckPolicy
 
@@ -42,7 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     deletions = broker.publisher(topics.DELETED)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = ObjectStore(settings)
         await asyncio.to_thread(store.ensure_bucket)
         hub = DocumentHub()
@@ -81,7 +83,7 @@ def mount_frontend(app: FastAPI) -> None:
     """Serve ``frontend/dist`` at ``/`` with a single-page-app fallback (if it was built)."""
 
     @app.get("/{path:path}", include_in_schema=False)
-    async def spa(path: str):
+    async def spa(path: str) -> Response:
         if path.startswith("api/"):
             raise HTTPException(404, "Not found.")
         if not (FRONTEND_DIST / "index.html").exists():

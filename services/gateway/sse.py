@@ -3,8 +3,12 @@ this gateway process."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
+
+SseMessage = dict[str, str]
+"""One queued SSE message for sse-starlette: ``{"event": name, "data": JSON text}``."""
 
 
 class DocumentHub:
@@ -12,15 +16,15 @@ class DocumentHub:
 
     def __init__(self, queue_size: int = 1000) -> None:
         self.queue_size = queue_size
-        self.clients: set[asyncio.Queue] = set()
+        self.clients: set[asyncio.Queue[SseMessage]] = set()
 
-    def subscribe(self) -> asyncio.Queue:
+    def subscribe(self) -> asyncio.Queue[SseMessage]:
         """A new client queue (call ``unsubscribe`` when the client goes)."""
-        q: asyncio.Queue = asyncio.Queue(self.queue_size)
+        q: asyncio.Queue[SseMessage] = asyncio.Queue(self.queue_size)
         self.clients.add(q)
         return q
 
-    def unsubscribe(self, q: asyncio.Queue) -> None:
+    def unsubscribe(self, q: asyncio.Queue[SseMessage]) -> None:
         """Forget a client queue."""
         self.clients.discard(q)
 
@@ -29,8 +33,6 @@ class DocumentHub:
         msg = {"event": event, "data": json.dumps(data, ensure_ascii=False)}
         for q in list(self.clients):
             if q.full():
-                try:
+                with contextlib.suppress(asyncio.QueueEmpty):
                     q.get_nowait()
-                except asyncio.QueueEmpty:
-                    pass
             q.put_nowait(msg)

@@ -28,7 +28,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import docx
+from docx.document import Document as DocxDocument
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
+from docx.opc.part import Part
 from docx.oxml import parse_xml
 from lxml import etree
 
@@ -215,8 +217,9 @@ class _Walker:
         for tr in self._children(tbl, TR):
             row: list[str] = []
             tr_pr = tr.find(TR_PR)
-            if tr_pr is not None and tr_pr.find(GRID_BEFORE) is not None:
-                row.extend([""] * _bounded_int(tr_pr.find(GRID_BEFORE).get(W_VAL), 0))
+            grid_before = tr_pr.find(GRID_BEFORE) if tr_pr is not None else None
+            if grid_before is not None:
+                row.extend([""] * _bounded_int(grid_before.get(W_VAL), 0))
             for tc in self._children(tr, TC):
                 tc_pr = tc.find(TC_PR)
                 span, continued = 1, False
@@ -279,14 +282,14 @@ def _md_cell(text: str) -> str:
     return "".join(out).strip()
 
 
-def _part_element(part) -> etree._Element:
-    element = getattr(part, "element", None)
+def _part_element(part: Part) -> etree._Element:
+    element: etree._Element | None = getattr(part, "element", None)  # XmlPart has one, a plain Part only a blob
     if element is not None:
         return element
     return parse_xml(part.blob)
 
 
-def _note_texts(document, walker: _Walker) -> dict[tuple[str, str], str]:
+def _note_texts(document: DocxDocument, walker: _Walker) -> dict[tuple[str, str], str]:
     texts: dict[tuple[str, str], str] = {}
     for rel in document.part.rels.values():
         if rel.is_external or rel.reltype not in (RT.FOOTNOTES, RT.ENDNOTES):
@@ -301,7 +304,7 @@ def _note_texts(document, walker: _Walker) -> dict[tuple[str, str], str]:
     return texts
 
 
-def _header_texts(document, walker: _Walker) -> list[str]:
+def _header_texts(document: DocxDocument, walker: _Walker) -> list[str]:
     seen: list[str] = []
     for rel in document.part.rels.values():
         if rel.is_external or rel.reltype != RT.HEADER:
@@ -312,7 +315,7 @@ def _header_texts(document, walker: _Walker) -> list[str]:
     return seen
 
 
-def docx_to_text(document) -> str:
+def docx_to_text(document: DocxDocument) -> str:
     """Render an opened python-docx ``Document`` as text (see module docstring for rules)."""
     notes = _Notes()
     walker = _Walker(notes)
@@ -354,6 +357,6 @@ def parse_docx(data: bytes, settings: Settings) -> PageText:
         text = docx_to_text(document)
     except (DocumentError, MemoryError, RecursionError):
         raise
-    except Exception as exc:  # noqa: BLE001 - python-docx/lxml errors on a malformed package
+    except Exception as exc:  # python-docx/lxml errors on a malformed package
         raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
     return PageText(page_number=None, text=text, char_count=len(text))

@@ -14,6 +14,7 @@ from shared import storage, topics
 from shared.errors import DocumentError
 from shared.events import DocumentParsed, DocumentUploaded
 from shared.metrics import PAGES
+from shared.models import PageText
 from shared.settings import Settings
 from shared.storage import ObjectStore
 
@@ -24,7 +25,7 @@ PROGRESS_EVERY = 10
 """Pages stored between two progress events."""
 
 
-def check_scanned(parsed_pages: list, page_count: int, vision_reads_scans: bool) -> None:
+def check_scanned(parsed_pages: list[PageText], page_count: int, vision_reads_scans: bool) -> None:
     """Refuse a document with no text on any page.
 
     Raises:

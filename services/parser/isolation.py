@@ -1,9 +1,9 @@
 """Run a function in a child process with a wall-clock timeout and a memory limit.
 
 Untrusted PDFs/DOCX can make parsing libraries hang, recurse or eat memory (self-referencing
-xref tables or forms, decompression bombs). The child is a fresh interpreter (``subprocess``, not ``multiprocessing``: it
-does not re-import the caller's ``__main__`` and is safe to start from a threaded asyncio
-service). It sets ``RLIMIT_AS`` (address space) before importing anything, reads the pickled
+xref tables or forms, decompression bombs). The child is a fresh interpreter (``subprocess``,
+not ``multiprocessing``: it does not re-import the caller's ``__main__`` and is safe to start
+from a threaded asyncio service). It sets ``RLIMIT_AS`` (address space) before importing anything, reads the pickled
 ``(func, args)`` from stdin and writes one pickled result message to its original stdout
 (library output on stdout is redirected to stderr so it cannot corrupt the result). The
 parent waits at most ``timeout_s`` seconds and kills the child otherwise. Pickle protocol 5
@@ -18,7 +18,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from shared.errors import DocumentError
 
@@ -48,7 +48,7 @@ def child_main(memory_limit_bytes: int) -> None:
         try:
             try:
                 func, args = pickle.loads(sys.stdin.buffer.read())
-                message: tuple = ("ok", func(*args))
+                message: tuple[Any, ...] = ("ok", func(*args))
             except DocumentError as exc:
                 message = ("document_error", exc.reason, exc.code)
             except MemoryError:
@@ -71,7 +71,7 @@ def _limit_text(seconds: float) -> str:
 
 def run_isolated(
     func: Callable[..., T],
-    args: tuple,
+    args: tuple[Any, ...],
     timeout_s: float,
     memory_limit_bytes: int | None,
 ) -> T:
@@ -114,7 +114,8 @@ def run_isolated(
             ) from None
     kind = message[0]
     if kind == "ok":
-        return message[1]
+        result: T = message[1]
+        return result
     if kind == "document_error":
         raise DocumentError(message[1], code=message[2])
     if kind == "memory":
@@ -127,9 +128,10 @@ def run_isolated(
     raise RuntimeError(f"parser child failed: {message[1]}")
 
 
-def _communicate(proc: subprocess.Popen, request: bytes, timeout_s: float) -> bytes:
+def _communicate(proc: subprocess.Popen[bytes], request: bytes, timeout_s: float) -> bytes:
     """Send ``request``, return the child's stdout; kill it after ``timeout_s`` seconds."""
     try:
+        out: bytes
         out, _ = proc.communicate(request, timeout=timeout_s)
         return out
     except subprocess.TimeoutExpired:

@@ -79,7 +79,7 @@ def split_pdf_pages(data: bytes) -> Iterator[tuple[int, bytes]]:
             return
         except DocumentError:
             raise
-        except Exception as exc:  # noqa: BLE001 - pypdf could not write a page
+        except Exception as exc:  # pypdf could not write a page
             if done:
                 raise DocumentError(CORRUPT_REASON, code="corrupt") from exc
     yield from _pdfium_pages(data)

@@ -46,7 +46,8 @@ def scan_threshold_chars(width_pt: float, height_pt: float, min_chars_per_a4: in
 def format_pages(numbers: list[int]) -> str:
     """``[1, 2, 3, 5]`` -> ``"1-3, 5"`` (1-based page numbers, sorted ascending)."""
     parts: list[str] = []
-    start = prev = None
+    start: int | None = None
+    prev = 0  # the run's last page, once ``start`` is set
     for n in sorted(numbers):
         if start is None:
             start = prev = n
@@ -104,6 +105,77 @@ def _read_primary(data: bytes) -> tuple[list[RawPage], Backend, Backend | None]:
         raise
 
 
+@dataclass
+class _PageRead:
+    """One page's text as read so far: ``source`` names the library it came from,
+    ``low_text`` means fewer visible characters than the page's scan threshold,
+    ``repaired`` that the fallback library replaced a garbled text."""
+
+    text: str
+    source: str
+    garbled: bool
+    low_text: bool
+    has_images: bool | None
+    repaired: bool = False
+
+
+def _read_page(raw: RawPage, primary: Backend, fallback: _Fallback | None, page_count: int,
+               settings: Settings) -> _PageRead:
+    """``raw``'s normalised text, from the fallback library when the primary's is garbled or
+    too short and the fallback's is better."""
+    text = normalise_text(raw.text)
+    threshold = scan_threshold_chars(raw.width_pt, raw.height_pt, settings.scanned_min_chars_per_page)
+    read = _PageRead(text=text, source=primary.name, garbled=garble_score(text).garbled,
+                     low_text=count_visible_chars(text) < threshold, has_images=raw.has_images)
+    if fallback and (read.garbled or read.low_text):
+        alt = fallback.page(raw.page_number, page_count)
+        if alt is not None:
+            _consider_fallback(read, alt, fallback.backend.name, threshold)
+    return read
+
+
+def _consider_fallback(read: _PageRead, alt: RawPage, alt_source: str, threshold: float) -> None:
+    """Merge the fallback library's image hint into ``read``, and take its text when it is not
+    garbled and either repairs a garbled text or has more visible characters."""
+    alt_text = normalise_text(alt.text)
+    alt_garbled = garble_score(alt_text).garbled
+    if read.has_images is None:
+        read.has_images = alt.has_images
+    elif alt.has_images:
+        read.has_images = True
+    better = (read.garbled and not alt_garbled) or (
+        not alt_garbled and count_visible_chars(alt_text) > count_visible_chars(read.text)
+    )
+    if better:
+        read.repaired = read.garbled
+        read.text, read.source, read.garbled = alt_text, alt_source, False
+        read.low_text = count_visible_chars(read.text) < threshold
+
+
+def _warnings(page_count: int, scanned: list[int], garbled: list[int], blank: list[int], repaired: list[int],
+              fallback_name: str, primary_name: str) -> list[str]:
+    """The user-facing sentences about scanned, garbled, blank and repaired pages (1-based)."""
+    warnings: list[str] = []
+    if scanned:
+        warnings.append(
+            f"{_plural(scanned)} of {page_count} look scanned (images with little or no text layer); "
+            "they need OCR to be searchable."
+        )
+    if garbled:
+        warnings.append(
+            f"{_plural(garbled)}: the text layer is garbled (fonts without a character mapping); "
+            "needs OCR."
+        )
+    if blank:
+        warnings.append(f"{_plural(blank)} blank (no text).")
+    if repaired:
+        warnings.append(
+            f"{_plural(repaired)}: text read with {fallback_name} because "
+            f"{primary_name} returned garbled text."
+        )
+    return warnings
+
+
 def extract_pdf_text(data: bytes, settings: Settings) -> PdfText:
     """Extract normalised text of every page of the PDF in ``data``.
 
@@ -135,36 +207,16 @@ def extract_pdf_text(data: bytes, settings: Settings) -> PdfText:
     garbled: list[int] = []
     repaired: list[int] = []
     for raw in raw_pages:
-        text = normalise_text(raw.text)
-        source = primary.name
-        has_images = raw.has_images
-        threshold = scan_threshold_chars(raw.width_pt, raw.height_pt, settings.scanned_min_chars_per_page)
-        is_garbled = garble_score(text).garbled
-        low_text = count_visible_chars(text) < threshold
-        if fallback and (is_garbled or low_text):
-            alt = fallback.page(raw.page_number, len(raw_pages))
-            if alt is not None:
-                alt_text = normalise_text(alt.text)
-                alt_garbled = garble_score(alt_text).garbled
-                if has_images is None:
-                    has_images = alt.has_images
-                elif alt.has_images:
-                    has_images = True
-                better = (is_garbled and not alt_garbled) or (
-                    not alt_garbled and count_visible_chars(alt_text) > count_visible_chars(text)
-                )
-                if better:
-                    if is_garbled:
-                        repaired.append(raw.page_number)
-                    text, source, is_garbled = alt_text, fallback.backend.name, False
-                    low_text = count_visible_chars(text) < threshold
-        if is_garbled:
+        read = _read_page(raw, primary, fallback, len(raw_pages), settings)
+        if read.repaired:
+            repaired.append(raw.page_number)
+        if read.garbled:
             garbled.append(raw.page_number)
             pages.append(PageText(page_number=raw.page_number, text="", char_count=0, scanned=True))
             continue
-        text = strip_control_chars(text)
-        used.add(source)
-        is_scanned = low_text and has_images is not False
+        text = strip_control_chars(read.text)
+        used.add(read.source)
+        is_scanned = read.low_text and read.has_images is not False
         if is_scanned:
             scanned.append(raw.page_number)
         elif not text:
@@ -173,24 +225,8 @@ def extract_pdf_text(data: bytes, settings: Settings) -> PdfText:
             PageText(page_number=raw.page_number, text=text, char_count=len(text), scanned=is_scanned)
         )
 
-    warnings: list[str] = []
-    if scanned:
-        warnings.append(
-            f"{_plural(scanned)} of {len(pages)} look scanned (images with little or no text layer); "
-            "they need OCR to be searchable."
-        )
-    if garbled:
-        warnings.append(
-            f"{_plural(garbled)}: the text layer is garbled (fonts without a character mapping); "
-            "needs OCR."
-        )
-    if blank:
-        warnings.append(f"{_plural(blank)} blank (no text).")
-    if repaired:
-        warnings.append(
-            f"{_plural(repaired)}: text read with {fallback.backend.name if fallback else ''} because "
-            f"{primary.name} returned garbled text."
-        )
+    warnings = _warnings(len(pages), scanned, garbled, blank, repaired,
+                         fallback.backend.name if fallback else "", primary.name)
     order = [b for b in (primary.name, fallback_backend.name if fallback_backend else "") if b in used]
     extractor = "+".join(order) if order else primary.name
     return PdfText(pages=pages, extractor=extractor, warnings=warnings)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pypdf
 import pypdfium2 as pdfium
@@ -64,9 +64,8 @@ def open_pypdf(data: bytes) -> pypdf.PdfReader:
     """
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted:
-            if not reader.decrypt(""):
-                raise DocumentError(ENCRYPTED_REASON, code="encrypted")
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise DocumentError(ENCRYPTED_REASON, code="encrypted")
         return reader
     except DocumentError:
         raise

@@ -82,6 +82,66 @@ def _zip_kind(data: bytes) -> str:
     return "a ZIP archive, not a Word document"
 
 
+def _docx_or_reject(data: bytes, filename: str) -> FileType:
+    """``"docx"`` for a Word package; raises ``DocumentError`` for any other ZIP (``corrupt``
+    when it cannot be opened, else ``unsupported_type`` saying what it is)."""
+    kind = _zip_kind(data)
+    if kind == DAMAGED_ZIP:
+        raise DocumentError(
+            "The file is a damaged or incomplete ZIP/Word file; upload the complete document.",
+            code="corrupt",
+        )
+    if kind != "docx":
+        raise _reject(filename, kind)
+    return "docx"
+
+
+def _text_or_reject(data: bytes, head: bytes, filename: str) -> FileType | None:
+    """``"txt"`` for decodable text, ``None`` for unrecognised data; raises ``DocumentError``
+    (``unsupported_type``) for images and HTML, which are recognised to say what they are."""
+    for magic, what in _REJECTED_MAGIC:
+        if data.startswith(magic):
+            raise _reject(filename, what)
+    if data.startswith(b"BM") and data[6:10] == b"\x00\x00\x00\x00" and len(data) > 26:
+        raise _reject(filename, "a BMP image")
+    if _HTML_RE.match(head):
+        raise _reject(filename, "a web page (HTML), probably an error page saved instead of the document")
+    return "txt" if try_decode_text(data) is not None else None
+
+
+def _detect(data: bytes, filename: str) -> FileType | None:
+    """The type of non-empty ``data`` from its magic bytes (ZIP, then PDF, then text), or
+    ``None``; raises ``DocumentError`` for formats recognised only to be rejected."""
+    head = data[:PDF_HEADER_WINDOW_BYTES]
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return _docx_or_reject(data, filename)
+    if b"%PDF-" in head:
+        return "pdf"
+    return _text_or_reject(data, head, filename)
+
+
+def _unrecognised(filename: str) -> DocumentError:
+    """The error for data of no accepted type (a ``.txt`` name: a text in another encoding)."""
+    if _extension(filename) == "txt":
+        return DocumentError(
+            "The text file is not in a supported encoding (UTF-8 or Big5), or is not text; "
+            "save it as UTF-8 and upload it again.",
+            code="unsupported_encoding",
+        )
+    return _reject(filename, "unrecognised binary data (not a PDF, Word or text file)")
+
+
+def _extension_note(filename: str, detected: FileType) -> str | None:
+    """A sentence for the user when the name's extension claims another accepted type, else None."""
+    claimed = _EXT_TO_TYPE.get(_extension(filename))
+    if claimed is not None and claimed != detected:
+        return (
+            f"The file is named .{_extension(filename)} but contains a {_NAMES[detected]}; "
+            f"it was read as a {_NAMES[detected]}."
+        )
+    return None
+
+
 def sniff(data: bytes, filename: str) -> Sniffed:
     """Decide the type of the uploaded file ``data`` named ``filename``.
 
@@ -90,48 +150,13 @@ def sniff(data: bytes, filename: str) -> Sniffed:
 
     Raises:
         DocumentError: code ``empty`` for a 0-byte file; ``unsupported_type`` for images,
-            HTML, other archives/Office formats and unrecognised binary data.
+            HTML, other archives/Office formats and unrecognised binary data;
+            ``unsupported_encoding`` for a ``.txt`` file that is not UTF-8/UTF-16/Big5 text;
+            ``corrupt`` for a damaged ZIP.
     """
     if not data:
         raise DocumentError("The file is empty (0 bytes); upload the document again.", code="empty")
-    head = data[:PDF_HEADER_WINDOW_BYTES]
-    detected: FileType | None = None
-    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        kind = _zip_kind(data)
-        if kind == DAMAGED_ZIP:
-            raise DocumentError(
-                "The file is a damaged or incomplete ZIP/Word file; upload the complete document.",
-                code="corrupt",
-            )
-        if kind != "docx":
-            raise _reject(filename, kind)
-        detected = "docx"
-    elif b"%PDF-" in head:
-        detected = "pdf"
-    else:
-        for magic, what in _REJECTED_MAGIC:
-            if data.startswith(magic):
-                raise _reject(filename, what)
-        if data.startswith(b"BM") and data[6:10] == b"\x00\x00\x00\x00" and len(data) > 26:
-            raise _reject(filename, "a BMP image")
-        if _HTML_RE.match(head):
-            raise _reject(filename, "a web page (HTML), probably an error page saved instead of the document")
-        if try_decode_text(data) is not None:
-            detected = "txt"
+    detected = _detect(data, filename)
     if detected is None:
-        ext = _extension(filename)
-        if ext == "txt":
-            raise DocumentError(
-                "The text file is not in a supported encoding (UTF-8 or Big5), or is not text; "
-                "save it as UTF-8 and upload it again.",
-                code="unsupported_encoding",
-            )
-        raise _reject(filename, "unrecognised binary data (not a PDF, Word or text file)")
-    note = None
-    claimed = _EXT_TO_TYPE.get(_extension(filename))
-    if claimed is not None and claimed != detected:
-        note = (
-            f"The file is named .{_extension(filename)} but contains a {_NAMES[detected]}; "
-            f"it was read as a {_NAMES[detected]}."
-        )
-    return Sniffed(detected, note)
+        raise _unrecognised(filename)
+    return Sniffed(detected, _extension_note(filename, detected))

@@ -6,8 +6,9 @@ from __future__ import annotations
 import logging
 
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletionMessageParam
 
-from shared.api import Source
+from shared.api import AnswerMode, Source
 from shared.retry import call_with_retry
 from shared.settings import Settings
 
@@ -54,26 +55,29 @@ async def llm_answer(settings: Settings, question: str, sources: list[Source], t
                          timeout=settings.llm_timeout_s, max_retries=0)
     context = "\n\n".join(f"{source_label(i, s)}\n{t}" for i, (s, t) in
                           enumerate(zip(sources, texts, strict=True), start=1))
-    messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": f"Sources:\n\n{context}\n\nQuestion: {question}"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": f"Sources:\n\n{context}\n\nQuestion: {question}"}]
     resp = await call_with_retry(settings, lambda: client.chat.completions.create(
         model=settings.llm_model, temperature=0.1, messages=messages), attempts=settings.llm_retry_attempts)
     return (resp.choices[0].message.content or "").strip()
 
 
 async def compose_answer(settings: Settings, question: str, sources: list[Source],
-                         texts: list[str]) -> tuple[str, str, str | None]:
+                         texts: list[str]) -> tuple[str, AnswerMode, str | None]:
     """``(answer, answer_mode, notice)`` for the retrieved ``sources`` (their full ``texts``):
     the LLM's answer (``"llm"``) when one is configured and answers, else the extractive one,
     with a ``notice`` saying why (no sources, no LLM configured, the LLM failed)."""
-    mode, notice, answer = "extractive", None, ""
+    mode: AnswerMode = "extractive"
+    notice: str | None = None
+    answer = ""
     if not sources:
         notice = "No documents are indexed yet, or none match the filter."
     if settings.llm_enabled and sources:
         try:
             answer = await llm_answer(settings, question, sources, texts)
             mode = "llm"
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any failure of the optional LLM: the extractive answer
             log.warning("LLM failed, falling back to extractive: %s", e)
             notice = f"The language model could not be reached ({type(e).__name__}); showing the best passages."
     elif not settings.llm_enabled:

@@ -105,7 +105,7 @@ class Follower:
                 self.positions = await end_offsets(settings)
                 await asyncio.to_thread(self.load)
                 return
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - Kafka or Chroma not up yet: retried until they answer
                 log.warning("catch-up failed (%s: %s); retrying in %.0f s", type(e).__name__, e, retry_s)
                 await asyncio.sleep(retry_s)
                 retry_s = min(retry_s * 2, 30.0)
@@ -178,14 +178,14 @@ class Follower:
             try:
                 await asyncio.to_thread(self.apply, events)
                 return
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 - Chroma down: retried, an event is never skipped
                 log.warning("applying %d events failed (%s: %s); retrying in %.1f s", len(events),
                             type(e).__name__, e, retry_s)
                 await asyncio.sleep(retry_s)
                 retry_s = min(retry_s * 2, 30.0)
 
 
-class ResumeAt(ConsumerRebalanceListener):  # type: ignore[misc]
+class ResumeAt(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka has no type hints
     """Seeks every partition the consumer is assigned to the follower's next offset for it
     (the end offset recorded before the scan, then the offset after the last applied event),
     so neither the consumer group's committed offsets nor ``auto_offset_reset`` decide where a

@@ -27,8 +27,15 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from services.query.keyword_tokens import (cjk_bigrams, covered_runs, document_tokens, english_words,
-                                          join_cjk_lines, query_words, stem)
+from services.query.keyword_tokens import (
+    cjk_bigrams,
+    covered_runs,
+    document_tokens,
+    english_words,
+    join_cjk_lines,
+    query_words,
+    stem,
+)
 from services.query.lexicon import Lexicon, TermSet
 from shared.textnorm import normalize_for_search
 
@@ -216,7 +223,8 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
     cost calibration MRR 0.917 → 0.892.) In [0, 1]. Only
     chunks passing the filters (same meaning as the query API's) are scored; chunks without a
     match are absent."""
-    if snap.bm25 is None:
+    bm25 = snap.bm25
+    if bm25 is None:
         return KeywordHits({}, {"zh": [], "en": []})
     sets = term_sets(lexicon, query, snap.vocab)
     keep = _mask(snap.metas, document_ids, strategy, topic_section)
@@ -225,7 +233,7 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
 
     def token(t: str) -> np.ndarray:
         if t not in token_scores:
-            token_scores[t] = snap.bm25.get_scores([t]).astype(np.float64)
+            token_scores[t] = bm25.get_scores([t]).astype(np.float64)
         return token_scores[t]
 
     for lang, lang_sets in sets.items():

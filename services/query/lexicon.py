@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Container
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Container
 
 from services.query.keyword_tokens import CJK_RUN, LATIN_WORD, STOP_WORDS, cjk_bigrams, english_words, stem
 
@@ -66,7 +66,7 @@ class Lexicon:
         self.max_word = max((len(w) for w in zh_to_en), default=1)
 
     @classmethod
-    def from_lines(cls, lines: list[str]) -> "Lexicon":
+    def from_lines(cls, lines: list[str]) -> Lexicon:
         """Parse CC-CEDICT lines (``繁 简 [pin1 yin1] /gloss/gloss/``; ``#`` lines skipped).
         Glosses of more than three content words, cross-references and classifiers are left out."""
         en_to_zh: dict[tuple[str, ...], set[str]] = defaultdict(set)

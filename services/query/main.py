@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, HTTPException
 
@@ -30,12 +32,12 @@ from shared.vectorstore import VectorStore
 
 log = logging.getLogger("legco.query")
 settings = get_settings()
-clients: dict = {}
+clients: dict[str, Any] = {}
 broker = make_broker(settings, "query")
 
 
 @asynccontextmanager
-async def lifespan(app: FastAPI):
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Create the clients, load the keyword index and language means from Chroma (the service
     answers only once they are loaded), then follow the index events until shutdown."""
     clients.update(vectors=VectorStore(settings), embedder=EmbeddingClient(settings), cache=VectorCache(),
@@ -54,7 +56,7 @@ add_metrics_route(app)
 
 
 @app.get("/healthz")
-async def healthz() -> dict:
+async def healthz() -> dict[str, Any]:
     """Liveness, and what the keyword index holds (documents, chunks)."""
     kw = clients["keywords"]
     return {"status": "ok", "llm": settings.llm_enabled,

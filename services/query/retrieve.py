@@ -4,8 +4,9 @@ them with language-bias removal (``scoring``) and return the best as ``Source`` 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -15,13 +16,12 @@ from services.query.langbias import LanguageMeans, debias, language_neutral
 from services.query.renditions import Ranked, collapse
 from services.query.scoring import Candidate, ScoringParams, score_candidates
 from services.query.vector_cache import VectorCache
-from shared.api import Rendition, Source
+from shared.api import MatchedBy, Rendition, Source
 from shared.chunkview import chunk_view, page_pdf_of
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
 from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
-
 
 # e5-small reads at most 512 tokens; a longer question only costs embedding time (a 4000-character
 # question took 6 s), so the embedding sees its first 512 characters (the keyword side sees all).
@@ -48,7 +48,7 @@ def to_rendition(chunk_id: str, meta: dict[str, Any]) -> Rendition:
                      page_number=view["page_number"], pdf_url=view["pdf_url"])
 
 
-def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matched_by: str = "dense",
+def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matched_by: MatchedBy = "dense",
               terms: list[str] | None = None, also_in: list[Rendition] | None = None) -> Source:
     """A scored chunk as a ``Source`` (``score`` rounded to 4 decimals)."""
     view = chunk_view(chunk_id, text, meta)
@@ -82,7 +82,7 @@ def build_where(document_ids: list[str] | None = None, strategy: str | None = No
     return conds[0] if len(conds) == 1 else {"$and": conds}
 
 
-def _rows(res: dict[str, Any], nested: bool) -> list[tuple[str, str, dict[str, Any], Any]]:
+def _rows(res: Mapping[str, Any], nested: bool) -> list[tuple[str, str, dict[str, Any], Any]]:
     """(id, document, metadata, embedding) rows of a Chroma query (``nested``) or get result."""
     def pick(key: str) -> Any:
         value = res.get(key)
@@ -183,7 +183,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     mean_map = means.get() if means is not None and params.debias else {}
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
     query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
-    filters = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
+    filters: dict[str, Any] = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
     hits, kw_text = KeywordHits({}, {}), text
     if keywords is not None and params.keyword_weight > 0:
         kw_text = query_search_form(question)

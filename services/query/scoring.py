@@ -17,12 +17,14 @@ Weights and the reasons for them: ``services/query/README.md``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from services.query.langbias import debias
+from shared.api import MatchedBy
 
 
 @dataclass
@@ -40,7 +42,7 @@ class Candidate:
     dense: float = 0.0
     question: float | None = None
     keyword: float = 0.0
-    matched_by: str = "dense"
+    matched_by: MatchedBy = "dense"
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -57,7 +59,7 @@ class ScoringParams:
     debias: bool = True
 
     @classmethod
-    def from_settings(cls, s: Any) -> "ScoringParams":
+    def from_settings(cls, s: Any) -> ScoringParams:
         """The ``QUERY_*`` values of a ``shared.settings.Settings``."""
         return cls(question_weight=s.query_question_weight, qa_prior=s.query_qa_prior,
                    keyword_weight=s.query_keyword_weight, min_content_chars=s.query_min_content_chars,
@@ -97,10 +99,11 @@ def _assign_matched_by(candidates: list[Candidate]) -> None:
     """Set each candidate's ``matched_by`` to the signal under which it ranks best (1-based
     rank among the candidates; a missing signal never wins)."""
     ranks: dict[str, dict[str, int]] = {}
-    signals = {"dense": lambda c: c.dense, "question-line": lambda c: c.question,
-               "keyword": lambda c: c.keyword or None}
+    signals: dict[MatchedBy, Callable[[Candidate], float | None]] = {
+        "dense": lambda c: c.dense, "question-line": lambda c: c.question, "keyword": lambda c: c.keyword or None}
     for name, get in signals.items():
-        have = sorted((c for c in candidates if get(c) is not None), key=lambda c: -get(c))
+        scored = [(v, c) for c in candidates if (v := get(c)) is not None]
+        have = [c for _, c in sorted(scored, key=lambda vc: -vc[0])]
         ranks[name] = {c.chunk_id: n for n, c in enumerate(have, start=1)}
     for c in candidates:
         c.matched_by = min(signals, key=lambda s: ranks[s].get(c.chunk_id, len(candidates) + 1))

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field
 
 from services.splitter import markers as mk
-from services.splitter.preprocess import Body
 
 
 @dataclass

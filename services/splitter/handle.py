@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from services.splitter.split import split_document
 from shared import storage
@@ -18,11 +19,14 @@ from shared.models import ParsedDocument
 from shared.settings import Settings
 from shared.storage import ObjectStore
 
+if TYPE_CHECKING:
+    from services.splitter.llm_check import BoundaryChecker
+
 Report = Callable[..., Awaitable[None]]
 """``report()``: publishes a ``splitting`` progress event."""
 
 
-def boundary_checker(settings: Settings):
+def boundary_checker(settings: Settings) -> BoundaryChecker | None:
     """The optional LLM boundary checker when an LLM is configured, else ``None``."""
     if not settings.llm_enabled:
         return None

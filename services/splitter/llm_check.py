@@ -58,7 +58,8 @@ class OpenAIBoundaryChecker:
             base_url=settings.llm_base_url,
             api_key=settings.llm_api_key or "none",
             timeout=settings.llm_timeout_s,
-            max_retries=settings.llm_check_retry_attempts - 1,  # optional check: a failure keeps the deterministic result
+            # optional check: a failure keeps the deterministic result
+            max_retries=settings.llm_check_retry_attempts - 1,
         )
 
     def check(self, segments: list[str]) -> list[str] | None:
@@ -73,7 +74,7 @@ class OpenAIBoundaryChecker:
                 ],
             )
             content = resp.choices[0].message.content or ""
-        except Exception as exc:  # network, HTTP, auth: keep deterministic boundaries
+        except Exception as exc:  # noqa: BLE001 - network, HTTP, auth: keep deterministic boundaries
             log.warning("LLM boundary check failed: %s", exc)
             return None
         match = re.search(r"\{.*\}", content, re.DOTALL)

@@ -106,7 +106,7 @@ def build_body(doc: ParsedDocument) -> Body:
     parts: list[str] = []
     pages: list[int | None] = []
     removed: list[tuple[int | None, str]] = []
-    for idx, (page, lines) in enumerate(zip(doc.pages, page_lines)):
+    for idx, (page, lines) in enumerate(zip(doc.pages, page_lines, strict=True)):
         edge = set(_edge_indexes(lines)) if is_pdf else set()
         kept: list[str] = []
         for i, line in enumerate(lines):

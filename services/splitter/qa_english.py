@@ -11,6 +11,8 @@ answer is ignored).  Without any A-marker pair, at least two questions are requi
 """
 from __future__ import annotations
 
+import re
+
 from services.splitter import markers as mk
 from services.splitter.detect import Item, Line, question_end_by_mark
 from services.splitter.qa_chinese import _lstrip_offset
@@ -18,7 +20,7 @@ from services.splitter.qa_chinese import _lstrip_offset
 
 def find_english_items(text: str, lines: list[Line]) -> list[Item]:
     """All Q-marker items in document order (``end``/``chunk_start`` not yet set)."""
-    q_lines: list[tuple[Line, object, int]] = []
+    q_lines: list[tuple[Line, re.Match[str], int]] = []
     last = 0
     for ln in lines:
         m = mk.EN_Q.match(ln.s)
@@ -34,7 +36,7 @@ def find_english_items(text: str, lines: list[Line]) -> list[Item]:
     for n, (ln, m, num) in enumerate(q_lines):
         nxt = q_lines[n + 1][0].index if n + 1 < len(q_lines) else len(lines)
         base = _lstrip_offset(text, ln)
-        q_start = base + m.end()  # type: ignore[attr-defined]
+        q_start = base + m.end()
         answer = None
         for k in range(ln.index + 1, nxt):
             am = mk.EN_A.match(lines[k].s)

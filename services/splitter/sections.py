@@ -8,6 +8,7 @@ token windows without overlap (the spans tile the section exactly).
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -46,7 +47,7 @@ def find_sections(text: str, start: int, end: int, size_tokens: int) -> list[Sec
             title_at[start] = s
     cuts.append(end)
     out: list[Section] = []
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in itertools.pairwise(cuts):
         if not text[a:b].strip():
             continue
         title = title_at.get(a)

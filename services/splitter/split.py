@@ -1,19 +1,19 @@
 """The one entry point the splitter service and the CLI call."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from services.splitter.inject import inject_tables
 from services.splitter.strategies.base import ChunkingStrategy
 from services.splitter.strategies.token import TokenStrategy
-from shared.models import STRATEGIES, ChunkSet, ParsedDocument
+from shared.models import STRATEGIES, Chunk, ChunkSet, ParsedDocument, StrategyName
 from shared.settings import Settings
 
 if TYPE_CHECKING:
     from services.splitter.llm_check import BoundaryChecker
 
 
-def get_strategy(strategy: str, settings: Settings, llm: "BoundaryChecker | None" = None) -> ChunkingStrategy:
+def get_strategy(strategy: str, settings: Settings, llm: BoundaryChecker | None = None) -> ChunkingStrategy:
     """The strategy object for ``strategy`` (``"token"`` or ``"question"``).
 
     Raises:
@@ -28,7 +28,7 @@ def get_strategy(strategy: str, settings: Settings, llm: "BoundaryChecker | None
     raise ValueError(f"unknown chunking strategy {strategy!r}; expected one of {STRATEGIES}")
 
 
-def _page_flags(chunks: list, doc: ParsedDocument) -> None:
+def _page_flags(chunks: list[Chunk], doc: ParsedDocument) -> None:
     """Per-page facts onto the chunks covering that page (``page_start``..``page_end``, or
     ``page_number``): ``scanned=True`` for a scanned page; ``table_source`` (``pdfplumber``,
     ``vision`` or both joined with ``+``) for a chunk with a table from the table stage."""
@@ -51,7 +51,7 @@ def _page_flags(chunks: list, doc: ParsedDocument) -> None:
 
 
 def split_document(
-    doc: ParsedDocument, strategy: str, settings: Settings, llm: "BoundaryChecker | None" = None
+    doc: ParsedDocument, strategy: str, settings: Settings, llm: BoundaryChecker | None = None
 ) -> ChunkSet:
     """Chunk a parsed document with the named strategy.
 
@@ -82,7 +82,7 @@ def split_document(
     return ChunkSet(
         document_id=doc.document_id,
         filename=doc.filename,
-        strategy=strategy,  # type: ignore[arg-type]
+        strategy=cast("StrategyName", strategy),  # get_strategy() raised for any other name
         strategy_used=result.strategy_used,
         file_type=doc.file_type,
         chunks=chunks,

@@ -10,7 +10,8 @@ from shared.storage import ObjectStore
 def cached_answer(store: ObjectStore, image_sha256: str, model: str) -> str | None:
     """The cached markdown answer for this image and model, or ``None``."""
     try:
-        return store.get_json(storage.vision_cache_key(image_sha256, model))["answer"]
+        answer: str = store.get_json(storage.vision_cache_key(image_sha256, model))["answer"]
+        return answer
     except KeyError:
         return None
 

@@ -64,7 +64,7 @@ class GatherState:
         self._done.clear()
 
 
-class ForgetOnRebalance(ConsumerRebalanceListener):  # type: ignore[misc]
+class ForgetOnRebalance(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka has no type hints
     """Kafka rebalance listener of the gatherer's subscription: any change in the partitions
     this process owns clears its :class:`GatherState` (documents are re-seeded by listing).
 

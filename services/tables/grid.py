@@ -9,8 +9,12 @@ position from the cell rectangles (``Table.cells``), which tells a row span
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from services.tables.cells import join_cell_lines
+
+if TYPE_CHECKING:
+    from pdfplumber.table import Table
 
 MAX_HEADER_ROWS = 3
 
@@ -84,7 +88,7 @@ class Grid:
         return [[t or "" for t in row] for row in self.raw]
 
 
-def build_grid(table) -> Grid:
+def build_grid(table: Table) -> Grid:
     """Build a :class:`Grid` from a ``pdfplumber.table.Table``.
 
     Cell texts are taken from ``table.extract()`` and their lines joined with

@@ -116,7 +116,7 @@ async def vision_answer(work: PageWork, png: bytes | None, store: ObjectStore,
         return hit, None, True
     try:
         answer = await vision.page_markdown(png)
-    except Exception as e:  # endpoint down, timeout, empty answer: keep pdfplumber's tables
+    except Exception as e:  # noqa: BLE001 - endpoint down, timeout, empty answer: keep pdfplumber's tables
         VISION_CALLS.labels("error").inc()
         log.warning("vision call failed for %s page %d: %s", work.document_id, work.page_number, e)
         return None, f"{type(e).__name__}: {e}", False

@@ -76,7 +76,7 @@ def _anchored(hay: str, index: list[int], target: str, head: str, tail: str) -> 
     while start >= 0:
         lo, hi = start + int(n * (1 - LENGTH_SLACK)), start + int(n * (1 + LENGTH_SLACK)) + 1
         end = hay.find(tail, max(start, lo - a))
-        while 0 <= end and end + a <= hi:
+        while end >= 0 and end + a <= hi:
             score = _overlap(hay[start:end + a], target)
             if score >= MIN_OVERLAP and (best is None or score > best[0]):
                 best = (score, start, end + a)

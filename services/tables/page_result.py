@@ -79,7 +79,7 @@ def build_page_result(
     if not scanned and page_pdf is not None:
         try:
             tables = extract(page_pdf, pdf_page, page_number)
-        except Exception as e:  # one unreadable (or too slow) page must not fail the document
+        except Exception as e:  # noqa: BLE001 - one unreadable (or too slow) page must not fail the document
             notes.append(f"pdfplumber could not read the page: {type(e).__name__}: {str(e)[:200]}")
     res = PageResult(page_number=page_number, scanned=scanned, tables=tables, notes=notes,
                      table_source="pdfplumber" if tables else "none")

@@ -20,13 +20,18 @@ Algorithm:
 from __future__ import annotations
 
 import io
+from typing import Any
+
 import pdfplumber
+from pdfplumber.page import Page
+from pdfplumber.pdf import PDF
+from pdfplumber.table import Table
 
 from services.tables.grid import Grid, build_grid
 from services.tables.markdown import render_markdown
 from services.tables.models import ExtractedTable, PageTable, TableFragment
 
-TABLE_SETTINGS: dict = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
+TABLE_SETTINGS: dict[str, Any] = {"vertical_strategy": "lines", "horizontal_strategy": "lines"}
 COL_TOL = 3.0  # points: column boundaries of two fragments of one table may differ this much
 EDGE_TOL = 2.0  # points: a vertical rule belongs to a column boundary within this distance
 MIN_OPEN_ROW = 4.0  # points: rules must run on at least this far to count as an open row
@@ -38,7 +43,7 @@ def _norm(s: str) -> str:
     return "".join(s.split())
 
 
-def _open_row_lines(page, table) -> list[dict]:
+def _open_row_lines(page: Page, table: Table) -> list[dict[str, Any]]:
     """Explicit horizontal lines closing rows whose top/bottom border is missing."""
     x0, top, x1, bottom = table.bbox
     vs = [e for e in page.edges if e["orientation"] == "v" and x0 - EDGE_TOL <= e["x0"] <= x1 + EDGE_TOL]
@@ -69,7 +74,7 @@ def _open_row_lines(page, table) -> list[dict]:
     return lines
 
 
-def _find_tables(page) -> list:
+def _find_tables(page: Page) -> list[Table]:
     tables = page.find_tables(TABLE_SETTINGS)
     extra = [line for t in tables for line in _open_row_lines(page, t)]
     if extra:
@@ -77,13 +82,14 @@ def _find_tables(page) -> list:
     return sorted(tables, key=lambda t: (t.bbox[1], t.bbox[0]))
 
 
-def _page_table(page_number: int, bbox, grid: Grid, first: bool, last: bool,
+def _page_table(page_number: int, bbox: tuple[float, float, float, float], grid: Grid, first: bool, last: bool,
                 above: bool, below: bool) -> PageTable:
     """Freeze one pdfplumber table into a serializable :class:`PageTable`."""
     k = grid.header_row_count()
+    x0, top, x1, bottom = bbox
     return PageTable(
         page=page_number,
-        bbox=tuple(float(v) for v in bbox),
+        bbox=(float(x0), float(top), float(x1), float(bottom)),
         col_xs=[float(x) for x in grid.col_xs],
         first_on_page=first,
         last_on_page=last,
@@ -98,7 +104,7 @@ def _page_table(page_number: int, bbox, grid: Grid, first: bool, last: bool,
     )
 
 
-def _page_tables(page, page_number: int | None = None) -> list[PageTable]:
+def _page_tables(page: Page, page_number: int | None = None) -> list[PageTable]:
     found = []
     for t in _find_tables(page):
         try:
@@ -114,7 +120,7 @@ def _page_tables(page, page_number: int | None = None) -> list[PageTable]:
     h = float(page.height)
     boxes = [t.bbox for t, _ in found]
 
-    def in_any_table(w) -> bool:
+    def in_any_table(w: dict[str, Any]) -> bool:
         cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
         return any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes)
 
@@ -137,7 +143,7 @@ def _continues(prev: PageTable, nxt: PageTable) -> bool:
     if prev.text_below or nxt.text_above:
         return False
     a, b = prev.col_xs, nxt.col_xs
-    return len(a) == len(b) and all(abs(x - y) <= COL_TOL for x, y in zip(a, b))
+    return len(a) == len(b) and all(abs(x - y) <= COL_TOL for x, y in zip(a, b, strict=True))
 
 
 def _assemble(parts: list[PageTable]) -> ExtractedTable:
@@ -182,7 +188,7 @@ def merge_page_tables(found: list[PageTable]) -> list[ExtractedTable]:
     return [_assemble(g) for g in groups]
 
 
-def _open_pdf(pdf_bytes: bytes):
+def _open_pdf(pdf_bytes: bytes) -> PDF:
     try:
         return pdfplumber.open(io.BytesIO(pdf_bytes))
     except Exception as exc:  # pdfminer raises PDFSyntaxError, PSEOF, struct errors, ...

@@ -42,7 +42,7 @@ def _squeeze(text: str) -> str:
 def numbers_in(tables: list[MarkdownTable]) -> list[str]:
     """Every number (digit run, with inner ``.``/``,``) in the header and cells of ``tables``,
     thousands separators removed, in order."""
-    out = []
+    out: list[str] = []
     for t in tables:
         for cell in [*t.header, *(c for row in t.rows for c in row)]:
             out.extend(m.replace(",", "") for m in _NUMBER.findall(_squeeze_spaces_in_numbers(cell)))

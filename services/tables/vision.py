@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletionMessageParam
 
 from shared.retry import call_with_retry
 from shared.settings import Settings
@@ -40,7 +41,7 @@ class VisionClient:
         when the answer is empty.
         """
         url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-        messages = [{"role": "user", "content": [
+        messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": [
             {"type": "text", "text": PROMPT},
             {"type": "image_url", "image_url": {"url": url}},
         ]}]

@@ -56,7 +56,8 @@ def test_e_dev_queries_find_their_pair(doc_e, api):
         if top.get("question_id"):  # a Q&A source carries the prepared answer verbatim
             assert top["question_text"] and top["answer"] and top["answer"].strip()
     n = len(TRUTH["queries"])
-    print(f"\nE dev queries: hit@1 {hits1}/{n} = {hits1 / n:.2f}, hit@3 {hits3}/{n} = {hits3 / n:.2f}; misses: {misses}")
+    print(f"\nE dev queries: hit@1 {hits1}/{n} = {hits1 / n:.2f}, hit@3 {hits3}/{n} = {hits3 / n:.2f}; "
+          f"misses: {misses}")
     assert hits3 / n >= 0.80, misses
 
 

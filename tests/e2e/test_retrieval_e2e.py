@@ -73,7 +73,8 @@ def test_same_language_directions_no_worse_than_before(report):
 
 
 def test_sources_say_why_they_matched(api, report):
-    r = api.post("/api/v1/query", json={"question": "到目前為止，古洞北粉嶺北發咗幾多特惠補償出去？", "top_k": 5}).json()
+    question = "到目前為止，古洞北粉嶺北發咗幾多特惠補償出去？"
+    r = api.post("/api/v1/query", json={"question": question, "top_k": 5}).json()
     assert {s["matched_by"] for s in r["sources"]} <= {"dense", "question-line", "keyword"}
     assert any(s["matched_by"] == "question-line" for s in r["sources"])
     assert all(r["sources"][i]["score"] >= r["sources"][i + 1]["score"] for i in range(len(r["sources"]) - 1))

@@ -18,8 +18,8 @@ from tests.infra import Stack
 
 SCREENSHOTS = REPO / "var" / "screenshots"
 SCRIPT = REPO / "frontend" / "e2e" / "ui.e2e.mjs"
-EXPECTED = ["ltt-1280.png", "ltt-900.png", "ltt-sources-1280.png", "ltt-sources-900.png", "rag-database-1280.png", "rag-database-900.png",
-            "rag-database-chunks-900.png"]
+EXPECTED = ["ltt-1280.png", "ltt-900.png", "ltt-sources-1280.png", "ltt-sources-900.png", "rag-database-1280.png",
+            "rag-database-900.png", "rag-database-chunks-900.png"]
 
 
 @pytest.fixture(scope="module")

@@ -172,7 +172,8 @@ async def test_whole_stage_in_process_renders_table_pages_only(svc, store, fake)
     assert doc.pages_key == storage.tables_parsed_key(parsed.document_id)
     annotated = ParsedDocument.model_validate(store.get_json(doc.pages_key))
     assert annotated.tables_extracted and annotated.pages[0].tables[0].source == "vision"
-    assert [(p["stage"], p["pages_done"], p["pages_total"]) for p in progress] == [("tables", n, 5) for n in range(1, 6)]
+    assert [(p["stage"], p["pages_done"], p["pages_total"]) for p in progress] == [
+        ("tables", n, 5) for n in range(1, 6)]
     assert store.exists(storage.tables_done_key(parsed.document_id))
 
 

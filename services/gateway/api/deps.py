@@ -11,7 +11,8 @@ from shared.storage import valid_document_id
 
 def get_state(request: Request) -> GatewayState:
     """The gateway's long-lived clients (set in the lifespan)."""
-    return request.app.state.gateway
+    state: GatewayState = request.app.state.gateway
+    return state
 
 
 StateDep = Annotated[GatewayState, Depends(get_state)]

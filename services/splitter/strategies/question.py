@@ -88,7 +88,7 @@ class QuestionStrategy:
                 c.metadata["qa_fallback"] = True
             return StrategyResult(res.chunks, "token", [FALLBACK_NOTE, *res.notes])
         notes = [f"qa_style={style}: {len(items)} items"]
-        moved = self._llm_check(body, items, notes) if self.llm is not None else set()
+        moved = self._llm_check(self.llm, body, items, notes) if self.llm is not None else set()
         chunks: list[Chunk] = []
         for sec in find_sections(body.text, 0, items[0].chunk_start, self.settings.chunk_size_tokens):
             chunks.append(self._section_chunk(body, sec.start, sec.end, sec.title))
@@ -99,7 +99,7 @@ class QuestionStrategy:
         return StrategyResult(chunks, "question", notes)
 
     # ------------------------------------------------------------------ helpers
-    def _llm_check(self, body: Body, items: list[Item], notes: list[str]) -> set[str]:
+    def _llm_check(self, llm: BoundaryChecker, body: Body, items: list[Item], notes: list[str]) -> set[str]:
         moved: set[str] = set()
         text = body.text
         for n in range(len(items) - 1):
@@ -107,7 +107,7 @@ class QuestionStrategy:
             if not (a.ambiguous or b.ambiguous):
                 continue
             segs = [text[a.chunk_start:a.end], text[b.chunk_start:b.end]]
-            reply = self.llm.check(segs)  # type: ignore[union-attr]
+            reply = llm.check(segs)
             if reply is None:
                 continue
             if not accept_reply(segs, reply):

@@ -41,10 +41,7 @@ class TokenStrategy:
 
     def chunk(self, doc: ParsedDocument) -> StrategyResult:
         """Chunk ``doc``; never raises for empty documents (returns no chunks + a note)."""
-        if doc.file_type == "pdf":
-            chunks = self._pdf_chunks(doc)
-        else:
-            chunks = self._window_chunks(doc.full_text())
+        chunks = self._pdf_chunks(doc) if doc.file_type == "pdf" else self._window_chunks(doc.full_text())
         notes = [] if chunks else ["document has no text: no chunks"]
         return StrategyResult(chunks=chunks, strategy_used="token", notes=notes)
 

@@ -33,7 +33,8 @@ def test_load_queries_and_documents(tmp_path):
     (tmp_path / "P.docx").write_bytes(b"PK")
     (tmp_path / "notes.md").write_text("x")
     (tmp_path / "P.truth.json").write_text(json.dumps(
-        {"file": "P.pdf", "docx": "P.docx", "lang": "zh", "queries": [{"query": "點樣?", "expected_qa_id": "A1", "lang": "zh"}]}))
+        {"file": "P.pdf", "docx": "P.docx", "lang": "zh",
+         "queries": [{"query": "點樣?", "expected_qa_id": "A1", "lang": "zh"}]}))
     (tmp_path / "G.queries.json").write_text(json.dumps(
         {"file": "G.pdf", "queries": [{"query": "How?", "expected_qa_id": "Q1"}]}))
     assert [p.name for p in document_files([tmp_path])] == ["P.docx", "P.pdf"]

@@ -4,8 +4,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from cli.main import main
 
 FIXTURES = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus" / "fixtures"

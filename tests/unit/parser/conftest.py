@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ CORPUS = (Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus").reso
 _WS = re.compile(r"\s+")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parsed(relpath: str) -> ParseOutput:
     path = CORPUS / relpath
     return parse_document(path.read_bytes(), path.name, f"test-{path.stem}", Settings())

@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from services.query.keyword_index import build_snapshot, keyword_scores, matched_terms, term_sets
-from services.query.keyword_tokens import (cjk_bigrams, covered_runs, document_tokens, english_stems,
-                                          query_search_form, query_words)
+from services.query.keyword_tokens import (
+    cjk_bigrams,
+    covered_runs,
+    document_tokens,
+    english_stems,
+    query_search_form,
+    query_words,
+)
 from services.query.lexicon import Lexicon, load_lexicon
 from shared.textnorm import normalize_for_search
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from services.query.renditions import Ranked, bigram_set, collapse, jaccard
 
-PAIR = "Q8. 棕地作業者如何物色替代用地？\n政府正規劃在洪水橋及元朗南興建多層樓宇，以容納物流、貯物及車輛維修等棕地作業。"
+PAIR = ("Q8. 棕地作業者如何物色替代用地？\n"
+        "政府正規劃在洪水橋及元朗南興建多層樓宇，以容納物流、貯物及車輛維修等棕地作業。")
 
 
 def test_jaccard_ignores_whitespace_and_width():
@@ -15,7 +16,8 @@ def test_jaccard_ignores_whitespace_and_width():
 def test_renditions_in_other_documents_collapse_into_the_best():
     ranked = [Ranked("pdf-q8", "pdf", PAIR, "pdf-q8"),
               Ranked("docx-q8", "docx", PAIR.replace("\n", ""), "docx-q8"),
-              Ranked("pdf-q9", "pdf", "Q9. 特惠津貼以甚麼日期作為計算基準？業務經營者的資格以清拆前登記為準。", "pdf-q9"),
+              Ranked("pdf-q9", "pdf", "Q9. 特惠津貼以甚麼日期作為計算基準？"
+                                      "業務經營者的資格以清拆前登記為準。", "pdf-q9"),
               Ranked("txt-q8", "txt", PAIR + " ", "txt-q8")]
     kept = collapse(ranked, k=2)
     assert [r.chunk_id for r in kept] == ["pdf-q8", "pdf-q9"]

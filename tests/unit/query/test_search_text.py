@@ -19,7 +19,8 @@ def test_title_skips_header_letter():
 def test_question_line_has_title_topic_and_question_normalised():
     qa = Chunk(chunk_index=3, text="Q14 ...", metadata={"chunk_kind": "qa", "question_text": "政府至今已发放多少补偿？",
                                                        "topic_section": "業務經營者"})
-    assert question_search_text("古洞北 新發展區", qa) == "古洞北新發展區\n業務經營者\n政府至今已發放多少補償?"  # NFKC: full-width ？ → ?
+    # NFKC: full-width ？ → ?
+    assert question_search_text("古洞北 新發展區", qa) == "古洞北新發展區\n業務經營者\n政府至今已發放多少補償?"
     assert question_search_text("t", Chunk(chunk_index=0, text="x", metadata={"chunk_kind": "section"})) is None
 
 

@@ -34,7 +34,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):  # keep test output quiet
         pass
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):  # the name BaseHTTPRequestHandler dispatches to
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         assert self.path.endswith("/chat/completions")
         segs = json.loads(body["messages"][-1]["content"])["segments"]
@@ -49,7 +49,8 @@ class _Handler(BaseHTTPRequestHandler):
         reply = {
             "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
             "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": json.dumps({"segments": segs}, ensure_ascii=False)}}],
+                         "message": {"role": "assistant",
+                                     "content": json.dumps({"segments": segs}, ensure_ascii=False)}}],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
         data = json.dumps(reply).encode()

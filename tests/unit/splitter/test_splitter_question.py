@@ -9,6 +9,7 @@ from services.splitter.preprocess import build_body
 from services.splitter.split import split_document
 from services.splitter.tokens import count_tokens
 from shared.models import PageText, ParsedDocument
+
 from splitter_corpus import FIXTURES, REAL, load_doc, load_truth, pdfium_doc, pypdf_doc
 
 E, B, L, A = "E_基礎設施", "B_古洞北粉嶺北新發展區概覽", "L_補償及安置安排", "A_詳細數字一覽表"
@@ -45,7 +46,7 @@ def test_pairs_match_truth(stem, ext, settings):
     chunks = qa_chunks(cs)
     assert [c.metadata["question_id"] for c in chunks] == [t["qa_id"] for t in expected]
     assert [c.metadata["question_index"] for c in chunks] == list(range(len(expected)))
-    for n, (c, t) in enumerate(zip(chunks, expected)):
+    for n, (c, t) in enumerate(zip(chunks, expected, strict=True)):
         m = c.metadata
         assert m["strategy_type"] == "question" and m["chunk_kind"] == "qa"
         assert m.get("topic_section") == t["topic_section"], t["qa_id"]

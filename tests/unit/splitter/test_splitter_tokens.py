@@ -7,6 +7,7 @@ from services.splitter.split import split_document
 from services.splitter.tokens import count_tokens, encode, get_encoding, head_text, tail_text
 from services.splitter.windows import token_windows
 from shared.models import PageText, ParsedDocument
+
 from splitter_corpus import BAD, FIXTURES, load_doc
 
 C02 = (BAD / "C02_rare_chars.txt").read_text(encoding="utf-8")

@@ -19,7 +19,7 @@ FIXTURE_DOCS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def extracted(path: str):
     """extract_tables() of a corpus PDF, cached across tests."""
     from services.tables import extract_tables

@@ -44,7 +44,7 @@ def test_table_count_equals_truth(letter):
 @pytest.mark.parametrize("letter", LETTERS)
 def test_pages_and_multipage_tables_are_one_table(letter):
     got = extracted(str(fixture_pdf(letter)))
-    for g, w in zip(got, truth(letter)["tables"]):
+    for g, w in zip(got, truth(letter)["tables"], strict=True):
         assert g.page == w["page"], w["name"]
         assert g.pages == w["pages"], w["name"]
         assert len(g.header) == len(w["header"]), w["name"]

@@ -22,7 +22,7 @@ def _n(s: str) -> str:
     return "".join(s.split())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _chunks(path: str, strategy: str):
     return split_file(Path(path), strategy, Settings(_env_file=None))[0]
 
@@ -61,7 +61,7 @@ def _cells(got, want) -> tuple[int, int]:
 
 def _match(tables, want):
     """The chunk table whose header equals the truth's (first unused), else None."""
-    for i, (c, t) in enumerate(tables):
+    for i, (_, t) in enumerate(tables):
         if [_n(h) for h in t.header] == [_n(h) for h in want["header"]] and len(t.rows) >= 1:
             first = [_n(x) for x in t.rows[0]] == [_n(x) for x in want["rows"][0]]
             if first:

@@ -5,11 +5,11 @@ import functools
 
 from services.splitter.inject import inject_page
 from services.splitter.split import split_document
+from services.tables import parse_markdown_tables
 from services.tables.assemble import apply_page_results, scanned_notice
 from services.tables.document import page_results
 from services.tables.page_result import build_page_result
 from services.tables.validate import numbers_in, validate_answer
-from services.tables import parse_markdown_tables
 from shared.models import PageText, ParsedDocument, TableSpan
 from shared.settings import Settings
 from tests.unit.tables.conftest import fixture_pdf
@@ -57,7 +57,7 @@ def test_table_span_json_is_the_documented_dict():
     assert page.model_dump(mode="json")["tables"] == [entry]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _b():
     from services.parser.parse import parse_document
 

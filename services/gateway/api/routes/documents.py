@@ -41,7 +41,7 @@ async def list_chunks(state: StateDep, document_id: DocumentIdDep) -> ChunkListR
     views = [chunk_view(i, t or "", m or {}) for i, t, m in
              zip(got["ids"], got["documents"], got["metadatas"], strict=True)]
     views.sort(key=lambda v: v["chunk_index"])
-    return ChunkListResponse(document_id=document_id, chunks=views)
+    return ChunkListResponse.model_validate({"document_id": document_id, "chunks": views})
 
 
 @router.delete("/documents/{document_id}", response_model=DeleteResponse)

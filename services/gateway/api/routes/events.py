@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
 from sse_starlette.sse import EventSourceResponse
@@ -20,7 +21,7 @@ async def events(state: StateDep, request: Request) -> EventSourceResponse:
     a client that reconnects re-reads ``GET /api/v1/documents``."""
     queue = state.hub.subscribe()
 
-    async def stream():
+    async def stream() -> AsyncIterator[dict[str, str]]:
         try:
             while not await request.is_disconnected():
                 try:

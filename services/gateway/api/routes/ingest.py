@@ -5,6 +5,7 @@ import asyncio
 import hashlib
 import uuid
 from pathlib import PurePath
+from typing import cast
 
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile
 
@@ -14,7 +15,7 @@ from shared import storage
 from shared.api import DocumentRecord, IngestResponse
 from shared.events import DocumentUploaded, utcnow
 from shared.metrics import DOCUMENTS
-from shared.models import ACCEPTED_EXTENSIONS, STRATEGIES
+from shared.models import ACCEPTED_EXTENSIONS, STRATEGIES, FileType, is_strategy
 
 router = APIRouter(tags=["ingest"])
 # "PDF, DOCX or TXT", for the refusal of any other extension.
@@ -45,7 +46,7 @@ async def ingest(state: StateDep, request: Request, file: UploadFile,
     deleted. Accepted extensions: ``GET /api/v1/config``. Errors: 400 unknown strategy,
     unsupported extension or empty file; 413 over ``MAX_UPLOAD_BYTES``.
     """
-    if strategy not in STRATEGIES:
+    if not is_strategy(strategy):
         raise HTTPException(400, f"Unknown strategy {strategy!r}; use one of: {', '.join(STRATEGIES)}.")
     filename = PurePath(file.filename or "").name.strip()
     if not filename:
@@ -74,7 +75,7 @@ async def ingest(state: StateDep, request: Request, file: UploadFile,
     record = DocumentRecord(document_id=doc_id, filename=filename, department=department,
                             strategy=strategy, upload_date=now, updated_at=now,
                             size_bytes=len(data), sha256=sha,
-                            file_type=PurePath(filename).suffix.lower().lstrip("."))
+                            file_type=cast("FileType", PurePath(filename).suffix.lower().lstrip(".")))  # checked above
     await state.registry.put(record)  # SSE clients get the queued record
     await state.uploads.publish(DocumentUploaded(
         document_id=doc_id, department=department, filename=filename, strategy=strategy,
