@@ -28,9 +28,10 @@ import time
 import uuid
 from pathlib import Path
 
+from _common import CORPUS, ROOT  # noqa: F401  (puts the repo on sys.path)
+
 import httpx
 import pypdf
-from _common import CORPUS, ROOT  # noqa: F401  (puts the repo on sys.path)
 
 from cli import api
 from shared.settings import ClientSettings
@@ -81,8 +82,9 @@ async def headers_for(client: httpx.AsyncClient, department: str) -> dict[str, s
 
 
 async def upload(client: httpx.AsyncClient, path: Path, strategy: str, headers: dict[str, str]) -> str:
+    data = await asyncio.to_thread(path.read_bytes)
     resp = await client.post("/api/v1/ingest", params={"strategy": strategy}, headers=headers,
-                             files={"file": (path.name, path.read_bytes(), "application/octet-stream")})
+                             files={"file": (path.name, data, "application/octet-stream")})
     resp.raise_for_status()
     return str(resp.json()["document_id"])
 

@@ -117,7 +117,7 @@ class FairBatcher:
         self.requests += 1
         try:
             vectors = await self._embed([sl.texts[i] for sl, i in picks])
-        except Exception as e:  # every slice with a text in this request fails with the error
+        except Exception as e:  # noqa: BLE001 - every slice with a text in this request fails with the error
             failed = {id(s): s for s, _ in picks}
             for sl in failed.values():
                 if not sl.done.done():
