@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from shared.models import FileType, StrategyName
 
-Stage = Literal["uploaded", "parsing", "tables", "splitting", "embedding", "indexed", "deleted", "failed"]
+Stage = Literal["uploaded", "parsing", "tables", "splitting", "embedding", "indexed", "failed"]
 Status = Literal["queued", "processing", "indexed", "failed"]
 
 

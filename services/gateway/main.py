@@ -16,11 +16,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
-from fastapi import FastAPI, HTTPException, Response
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi import FastAPI
 from faststream import AckPolicy
 
 from services.gateway.api.routes import config, documents, events, health, ingest, query
+from services.gateway.frontend import mount_frontend
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
@@ -75,24 +75,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(r, prefix="/api/v1")
     app.include_router(health.router)
     add_metrics_route(app)
-    mount_frontend(app)
+    mount_frontend(app, FRONTEND_DIST)
     return app
-
-
-def mount_frontend(app: FastAPI) -> None:
-    """Serve ``frontend/dist`` at ``/`` with a single-page-app fallback (if it was built)."""
-
-    @app.get("/{path:path}", include_in_schema=False)
-    async def spa(path: str) -> Response:
-        if path.startswith("api/"):
-            raise HTTPException(404, "Not found.")
-        if not (FRONTEND_DIST / "index.html").exists():
-            return HTMLResponse("<h1>LegCo briefing assistant</h1><p>The web frontend is not built; "
-                                "run <code>make up</code>. The API is at <a href='/docs'>/docs</a>.</p>")
-        candidate = (FRONTEND_DIST / path).resolve()
-        if path and candidate.is_file() and FRONTEND_DIST.resolve() in candidate.parents:
-            return FileResponse(candidate)
-        return FileResponse(FRONTEND_DIST / "index.html")
 
 
 app = create_app()

@@ -176,7 +176,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     Raises:
         openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
     """
-    params = params or ScoringParams()
+    params = params or ScoringParams.from_settings()
     text = normalize_for_search(question)
     qlang = detect_language(text)
     emb = np.asarray(await embedder.embed_query(text[:EMBED_QUERY_CHARS]), dtype=np.float64)

@@ -18,13 +18,14 @@ Weights and the reasons for them: ``services/query/README.md``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from services.query.langbias import debias
 from shared.api import MatchedBy
+from shared.settings import Settings, get_settings
 
 
 @dataclass
@@ -50,20 +51,24 @@ class Candidate:
 class ScoringParams:
     """``question_weight`` w in [0, 1]; ``qa_prior`` added to Q&A chunks (cosine units);
     ``keyword_weight`` w_k (cosine units per unit of normalised keyword score);
-    ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means."""
+    ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means.
 
-    question_weight: float = 0.5
-    qa_prior: float = 0.04
-    keyword_weight: float = 0.2
-    min_content_chars: int = 40
-    debias: bool = True
+    No defaults here: the values are the ``QUERY_*`` settings (``from_settings``), so they are
+    written down once, in ``shared/settings.py``."""
+
+    question_weight: float
+    qa_prior: float
+    keyword_weight: float
+    min_content_chars: int
+    debias: bool
 
     @classmethod
-    def from_settings(cls, s: Any) -> ScoringParams:
-        """The ``QUERY_*`` values of a ``shared.settings.Settings``."""
-        return cls(question_weight=s.query_question_weight, qa_prior=s.query_qa_prior,
-                   keyword_weight=s.query_keyword_weight, min_content_chars=s.query_min_content_chars,
-                   debias=s.query_language_debias)
+    def from_settings(cls, s: Settings | None = None, **overrides: Any) -> ScoringParams:
+        """The ``QUERY_*`` values of ``s`` (default: the process settings), with ``overrides``."""
+        s = s or get_settings()
+        return replace(cls(question_weight=s.query_question_weight, qa_prior=s.query_qa_prior,
+                           keyword_weight=s.query_keyword_weight, min_content_chars=s.query_min_content_chars,
+                           debias=s.query_language_debias), **overrides)
 
 
 def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.ndarray],

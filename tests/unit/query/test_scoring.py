@@ -5,9 +5,15 @@ import numpy as np
 
 from services.query.langbias import debias, unit
 from services.query.scoring import Candidate, ScoringParams, score_candidates
+from shared.settings import Settings
 
 # Two "content" directions and two "language" directions, orthogonal.
 TOPIC_A, TOPIC_B, ZH, EN = np.eye(4)
+
+
+def params(**overrides: object) -> ScoringParams:
+    """The default scoring parameters (from ``Settings()``) with ``overrides``."""
+    return ScoringParams.from_settings(Settings(), **overrides)
 
 
 def vec(*parts: np.ndarray) -> np.ndarray:
@@ -23,9 +29,9 @@ def test_debias_removes_the_shared_language_offset():
     q = vec(TOPIC_A, EN)  # English question about topic A
     right = cand("zh-a", vec(TOPIC_A, ZH), "zh")  # Chinese chunk about A
     wrong = cand("en-b", vec(0.3 * TOPIC_B, EN), "en")  # English chunk about B
-    raw = score_candidates(q, "en", means, [right, wrong], ScoringParams(debias=False))
+    raw = score_candidates(q, "en", means, [right, wrong], params(debias=False))
     assert raw[0].chunk_id == "en-b"  # same-language bias wins without centring
-    fixed = score_candidates(q, "en", means, [right, wrong], ScoringParams())
+    fixed = score_candidates(q, "en", means, [right, wrong], params())
     assert fixed[0].chunk_id == "zh-a"
 
 
@@ -39,7 +45,7 @@ def test_question_line_blend_and_matched_by():
     qa = cand("qa", vec(0.2 * TOPIC_A, TOPIC_B, ZH), "zh", chunk_kind="qa")
     qa.question_vector = vec(TOPIC_A, ZH)
     other = cand("sec", vec(0.5 * TOPIC_A, TOPIC_B, ZH), "zh", chunk_kind="section")
-    out = score_candidates(q, "zh", {}, [qa, other], ScoringParams(question_weight=0.5, qa_prior=0.0))
+    out = score_candidates(q, "zh", {}, [qa, other], params(question_weight=0.5, qa_prior=0.0))
     assert out[0].chunk_id == "qa" and out[0].matched_by == "question-line"
     assert out[0].score == (out[0].dense + out[0].question) / 2
     assert out[1].matched_by == "dense" and out[1].question is None
@@ -49,7 +55,7 @@ def test_title_only_chunks_sink():
     q = vec(TOPIC_A, ZH)
     title = Candidate("t", "Part II", {"lang": "zh", "content_chars": 6}, vec(TOPIC_A, ZH))
     body = cand("b", vec(0.5 * TOPIC_A, TOPIC_B, ZH), "zh")
-    assert [c.chunk_id for c in score_candidates(q, "zh", {}, [title, body], ScoringParams())] == ["b", "t"]
+    assert [c.chunk_id for c in score_candidates(q, "zh", {}, [title, body], params())] == ["b", "t"]
 
 
 def test_language_neutral_search_vector_scores_language_means_equally():
@@ -67,8 +73,8 @@ def test_keyword_score_adds_and_can_decide_matched_by():
     near = cand("near", vec(TOPIC_A, 0.2 * TOPIC_B, ZH), "zh")
     kw = cand("kw", vec(0.6 * TOPIC_A, TOPIC_B, ZH), "zh")
     kw.keyword = 1.0
-    assert score_candidates(q, "zh", {}, [near, kw], ScoringParams(keyword_weight=0.0))[0].chunk_id == "near"
-    out = score_candidates(q, "zh", {}, [near, kw], ScoringParams(keyword_weight=0.5))
+    assert score_candidates(q, "zh", {}, [near, kw], params(keyword_weight=0.0))[0].chunk_id == "near"
+    out = score_candidates(q, "zh", {}, [near, kw], params(keyword_weight=0.5))
     assert out[0].chunk_id == "kw" and out[0].matched_by == "keyword"
     assert out[0].score == out[0].dense + 0.5
     assert out[1].matched_by == "dense"

@@ -1,0 +1,50 @@
+"""The query service's routes: ``POST /api/v1/query`` and ``GET /healthz``."""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from services.query.answer import compose_answer
+from services.query.retrieve import retrieve
+from services.query.state import StateDep
+from shared.api import QueryRequest, QueryResponse
+from shared.metrics import QUERY_LATENCY
+
+log = logging.getLogger("legco.query")
+router = APIRouter()
+
+
+@router.get("/healthz")
+async def healthz(state: StateDep) -> dict[str, Any]:
+    """Liveness, and what the keyword index holds (documents, chunks)."""
+    kw = state.keywords
+    return {"status": "ok", "llm": state.settings.llm_enabled,
+            "keyword_index": {"documents": len(kw.document_ids), "chunks": len(kw.snapshot.ids)}}
+
+
+@router.post("/api/v1/query", response_model=QueryResponse)
+async def query(state: StateDep, body: QueryRequest) -> QueryResponse:
+    """Answer ``body.question`` from the top ``body.top_k`` chunks.
+
+    Without an LLM (or when it fails) the answer is extractive and says so in ``notice``.
+    503 when the embeddings endpoint or Chroma is down.
+    """
+    s = state.settings
+    start = time.perf_counter()
+    try:
+        hits = await retrieve(state.vectors, state.embedder, body.question, body.top_k, body.document_ids,
+                              means=state.means, params=state.params, candidates=s.query_candidates,
+                              strategy=body.strategy, topic_section=body.topic_section, cache=state.cache,
+                              keywords=state.keywords, keyword_candidates_n=s.query_keyword_candidates,
+                              duplicate_threshold=s.query_duplicate_threshold)
+    except Exception as e:
+        log.exception("retrieval failed")
+        raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None
+    sources, texts = [src for src, _ in hits], [t for _, t in hits]
+    answer, mode, notice = await compose_answer(s, body.question, sources, texts)
+    QUERY_LATENCY.labels(mode).observe(time.perf_counter() - start)
+    return QueryResponse(answer=answer, answer_mode=mode, notice=notice,
+                         llm_model=s.llm_model if mode == "llm" else None, sources=sources)
