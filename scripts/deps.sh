@@ -45,7 +45,7 @@ frontend_deps() {
   [ "${LEGCO_SKIP_FRONTEND:-0}" = 1 ] && return 0
   stamp=$(cd "$fe" && find src index.html openapi.json package.json package-lock.json vite.config.* tsconfig*.json -type f 2>/dev/null \
           | sort | xargs cat | sha256sum | cut -c1-16)
-  if [ -f "$fe/dist/index.html" ] && [ "$(cat "$cache/frontend.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi
+  if [ -f "$fe/dist/index.html" ] && [ -d "$fe/node_modules/.bin" ] && [ "$(cat "$cache/frontend.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi
   # `npm run build` generates src/api-types.ts from the committed openapi.json (the gateway's
   # schema; `npm run gen:api` rewrites it), then type-checks and bundles.
   say "web frontend (npm ci, api types, vite build)"
