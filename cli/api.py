@@ -37,8 +37,12 @@ def resolve_url(flag: str | None, settings: ClientSettings | None = None) -> str
 
 def make_client(url: str, settings: ClientSettings | None = None) -> httpx.AsyncClient:
     """A keep-alive client for the gateway at ``url`` (``settings.request_timeout_s`` seconds
-    per request; ``ClientSettings()`` when not given)."""
-    return httpx.AsyncClient(base_url=url, timeout=(settings or ClientSettings()).request_timeout_s)
+    per request; ``ClientSettings()`` when not given) that sends the API key
+    (``LEGCO_API_KEY``, else ``var/admin.key`` of this checkout) as ``Authorization: Bearer``."""
+    s = settings or ClientSettings()
+    key = s.api_key_or_file()
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return httpx.AsyncClient(base_url=url, timeout=s.request_timeout_s, headers=headers)
 
 
 def error_detail(resp: httpx.Response) -> str:
@@ -73,6 +77,9 @@ async def call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any)
         raise ApiError(f"The gateway at {client.base_url} did not answer in time.") from None
     except httpx.TransportError as e:
         raise ApiError(f"Cannot reach the gateway at {client.base_url} ({type(e).__name__}).") from None
+    if resp.status_code == 401:
+        raise ApiError(f"401 {error_detail(resp)} Set LEGCO_API_KEY, or run from the checkout whose "
+                       "`make up` wrote var/admin.key.", 401)
     if resp.status_code >= 400:
         raise ApiError(f"{resp.status_code} {error_detail(resp)}", resp.status_code)
     body: dict[str, Any] = resp.json()

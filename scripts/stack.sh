@@ -131,6 +131,8 @@ up() {
   wait_http "http://$CHROMA_HOST:$CHROMA_PORT/api/v2/heartbeat" chroma 120
   wait_http "http://127.0.0.1:$E5_PORT/health" e5 120
   KAFKA_BOOTSTRAP="$KAFKA_BOOTSTRAP" PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
+  # the first admin key (only when the key store has no active admin key; a restart keeps it)
+  MINIO_ENDPOINT="$MINIO_ENDPOINT" PYTHONPATH="$repo" "$venv/bin/python" -m services.gateway.bootstrap "$LEGCO_VAR/admin.key"
   ctl start gateway query parser "tables:*" splitter embedder >/dev/null || true
   wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
   local tports=""
@@ -139,6 +141,9 @@ up() {
   wait_http "http://127.0.0.1:$GATEWAY_PORT/healthz" gateway 60
   echo "[stack] table-stage workers: $TABLES_WORKERS (vision LLM: ${VISION_ENABLED:-false})"
   echo "[stack] up: http://localhost:$GATEWAY_PORT  (API docs: http://localhost:$GATEWAY_PORT/docs, logs: $logs)"
+  if [ -f "$LEGCO_VAR/admin.key" ]; then
+    echo "[stack] sign in with the admin key in $LEGCO_VAR/admin.key (the legco CLI reads it from there)"
+  fi
 }
 
 down() {

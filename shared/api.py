@@ -45,6 +45,62 @@ class ApiResponse(BaseModel):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
+# --- callers -----------------------------------------------------------------------------------
+
+Role = Literal["admin", "member", "reader"]
+
+
+class Caller(ApiResponse):
+    """Who a request's API key belongs to (``GET /api/v1/whoami``): the key's short prefix, its
+    department and role (``reader``: read and ask in its department; ``member``: also upload and
+    delete there; ``admin``: everything in every department, keys and audit)."""
+
+    key_prefix: str
+    department: str
+    role: Role
+
+
+class KeyCreate(BaseModel):
+    """``POST /api/v1/keys``: the department (1-63 lowercase letters, digits, ``-``) and role of a
+    new key, and an optional label (who or what it is for)."""
+
+    department: str
+    role: Role
+    label: str = ""
+
+
+class KeyInfo(ApiResponse):
+    """One key as lists show it: its prefix (``lgk_<prefix>_…``), never the key or its hash.
+    Times are ISO-8601 UTC; ``last_used_at`` is accurate to about a minute."""
+
+    key_prefix: str
+    department: str
+    role: Role
+    label: str
+    created_at: str
+    last_used_at: str | None
+    revoked_at: str | None
+
+
+class KeyCreated(KeyInfo):
+    """``POST /api/v1/keys`` (201): the new key — shown this once — and its record."""
+
+    key: str
+
+
+class KeyList(ApiResponse):
+    """``GET /api/v1/keys``: every key, oldest first."""
+
+    keys: list[KeyInfo]
+
+
+class KeyRevoked(ApiResponse):
+    """``DELETE /api/v1/keys/{prefix}``: the key is revoked (its next request gets 401)."""
+
+    revoked: bool
+    key_prefix: str
+
+
 # --- documents ---------------------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -175,3 +176,15 @@ class ClientSettings(BaseSettings):
     sse_reconnect_delay_s: float = 1.0
     poll_interval_s: float = 3.0  # fallback poll of unfinished documents while following them
     wait_timeout_s: float = 1800.0  # `legco ingest --wait` / `legco eval`: give up after this long
+    api_key: str = ""  # LEGCO_API_KEY; empty: the admin key `make up` wrote to var/admin.key
+    # where a checkout's `make up` writes the admin key (LEGCO_VAR/admin.key, default var/ in the repo)
+    key_file: Path = Path(__file__).resolve().parents[1] / "var" / "admin.key"
+
+    def api_key_or_file(self) -> str:
+        """``LEGCO_API_KEY``, else the key in ``key_file`` when it is readable, else ``""``."""
+        if self.api_key.strip():
+            return self.api_key.strip()
+        try:
+            return self.key_file.read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""

@@ -30,8 +30,8 @@ def stack():
 
 @pytest.fixture(scope="session")
 def api(stack) -> httpx.Client:
-    """HTTP client on the test stack's gateway."""
-    with httpx.Client(base_url=stack.gateway_url, timeout=60.0) as c:
+    """HTTP client on the test stack's gateway, with the stack's admin key."""
+    with httpx.Client(base_url=stack.gateway_url, timeout=60.0, headers=stack.auth()) as c:
         yield c
 
 

@@ -31,6 +31,15 @@ class Stack:
     var: Path
     containers: list = field(default_factory=list)
 
+    @property
+    def admin_key(self) -> str:
+        """The admin key the stack's bootstrap wrote to ``var/admin.key``."""
+        return (self.var / "admin.key").read_text(encoding="utf-8").strip()
+
+    def auth(self, key: str | None = None) -> dict[str, str]:
+        """``Authorization`` header of ``key`` (default: the admin key)."""
+        return {"Authorization": f"Bearer {key or self.admin_key}"}
+
     def reconfigure(self, extra_env: dict[str, str]) -> None:
         """Re-run ``scripts/stack.sh up`` with ``extra_env`` added to this stack's env (e.g.
         ``VISION_ENABLED``/``VISION_BASE_URL``): supervisord restarts the services whose
@@ -85,7 +94,9 @@ def start_stack(extra_env: dict[str, str] | None = None) -> Stack:
     env.setdefault("CHROMA_HOST", "127.0.0.1")
     env.setdefault("CHROMA_PORT", str(8000 + OFFSET))
     env.setdefault("EMBEDDINGS_BASE_URL", f"http://127.0.0.1:{8200 + OFFSET}/v1")
-    return Stack(gateway_url=f"http://127.0.0.1:{8080 + OFFSET}", env=env, var=var, containers=containers)
+    stack = Stack(gateway_url=f"http://127.0.0.1:{8080 + OFFSET}", env=env, var=var, containers=containers)
+    env["LEGCO_API_KEY"] = stack.admin_key  # CLI subprocesses of the tests act as the admin
+    return stack
 
 
 def stop_stack_at(var: Path, env: dict[str, str]) -> None:

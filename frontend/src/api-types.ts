@@ -199,6 +199,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whoami
+         * @description Who this key belongs to: 401 without a valid key.
+         */
+        get: operations["whoami_api_v1_whoami_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Keys
+         * @description Every key, oldest first: department, role, prefix, label, created / last used / revoked.
+         */
+        get: operations["list_keys_api_v1_keys_get"];
+        put?: never;
+        /**
+         * Create Key
+         * @description A new key for ``body.department`` with ``body.role``; the answer holds the key, which is not
+         *     shown again. 400 for an invalid department name.
+         */
+        post: operations["create_key_api_v1_keys_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{key_prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Key
+         * @description Revoke a key by its prefix; its next request gets 401. 404 for an unknown prefix.
+         */
+        delete: operations["revoke_key_api_v1_keys__key_prefix__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -240,6 +305,23 @@ export interface components {
         Body_ingest_api_v1_ingest_post: {
             /** File */
             file: string;
+        };
+        /**
+         * Caller
+         * @description Who a request's API key belongs to (``GET /api/v1/whoami``): the key's short prefix, its
+         *     department and role (``reader``: read and ask in its department; ``member``: also upload and
+         *     delete there; ``admin``: everything in every department, keys and audit).
+         */
+        Caller: {
+            /** Key Prefix */
+            key_prefix: string;
+            /** Department */
+            department: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "member" | "reader";
         };
         /**
          * ChunkInfo
@@ -466,6 +548,92 @@ export interface components {
              * @default []
              */
             replaced: string[];
+        };
+        /**
+         * KeyCreate
+         * @description ``POST /api/v1/keys``: the department (1-63 lowercase letters, digits, ``-``) and role of a
+         *     new key, and an optional label (who or what it is for).
+         */
+        KeyCreate: {
+            /** Department */
+            department: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "member" | "reader";
+            /**
+             * Label
+             * @default
+             */
+            label?: string;
+        };
+        /**
+         * KeyCreated
+         * @description ``POST /api/v1/keys`` (201): the new key — shown this once — and its record.
+         */
+        KeyCreated: {
+            /** Key Prefix */
+            key_prefix: string;
+            /** Department */
+            department: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "member" | "reader";
+            /** Label */
+            label: string;
+            /** Created At */
+            created_at: string;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Key */
+            key: string;
+        };
+        /**
+         * KeyInfo
+         * @description One key as lists show it: its prefix (``lgk_<prefix>_…``), never the key or its hash.
+         *     Times are ISO-8601 UTC; ``last_used_at`` is accurate to about a minute.
+         */
+        KeyInfo: {
+            /** Key Prefix */
+            key_prefix: string;
+            /** Department */
+            department: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "member" | "reader";
+            /** Label */
+            label: string;
+            /** Created At */
+            created_at: string;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Revoked At */
+            revoked_at: string | null;
+        };
+        /**
+         * KeyList
+         * @description ``GET /api/v1/keys``: every key, oldest first.
+         */
+        KeyList: {
+            /** Keys */
+            keys: components["schemas"]["KeyInfo"][];
+        };
+        /**
+         * KeyRevoked
+         * @description ``DELETE /api/v1/keys/{prefix}``: the key is revoked (its next request gets 401).
+         */
+        KeyRevoked: {
+            /** Revoked */
+            revoked: boolean;
+            /** Key Prefix */
+            key_prefix: string;
         };
         /**
          * QueryRequest
@@ -880,6 +1048,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiConfig"];
+                };
+            };
+        };
+    };
+    whoami_api_v1_whoami_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Caller"];
+                };
+            };
+        };
+    };
+    list_keys_api_v1_keys_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+        };
+    };
+    create_key_api_v1_keys_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_key_api_v1_keys__key_prefix__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_prefix: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRevoked"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -16,10 +16,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from faststream import AckPolicy
 
-from services.gateway.api.routes import config, documents, events, health, ingest, query
+from services.gateway.api.routes import config, documents, events, health, ingest, keys, query, whoami
+from services.gateway.auth.keys import KeyStore
+from services.gateway.auth.middleware import AuthMiddleware
+from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
@@ -51,8 +54,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         registry = Registry(store, hub)
         loaded = await registry.load()
         log.info("registry loaded: %d documents", loaded)
+        key_store = KeyStore(store)
+        log.info("API keys loaded: %d", await key_store.load())
         state = GatewayState(settings=settings, broker=broker, uploads=uploads, deletions=deletions, store=store,
-                             vectors=VectorStore(settings), registry=registry, hub=hub,
+                             vectors=VectorStore(settings), registry=registry, hub=hub, keys=key_store,
                              http=httpx.AsyncClient())
 
         @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
@@ -71,9 +76,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="LegCo briefing assistant API", version="1",
                   description="Upload briefing papers, follow their ingest, ask questions with page sources.",
                   lifespan=lifespan)
-    for r in (ingest.router, documents.router, events.router, query.router, config.router):
-        app.include_router(r, prefix="/api/v1")
+    for r in (ingest.router, documents.router, events.router, query.router, config.router, whoami.router,
+              keys.router):
+        app.include_router(r, prefix="/api/v1", dependencies=[Depends(current_caller)])  # every route: a key
     app.include_router(health.router)
+    app.add_middleware(AuthMiddleware)
     add_metrics_route(app)
     mount_frontend(app, FRONTEND_DIST)
     return app

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 from faststream.kafka import KafkaBroker
 
+from services.gateway.auth.keys import KeyStore
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
 from shared.settings import Settings
@@ -26,4 +27,5 @@ class GatewayState:
     vectors: VectorStore
     registry: Registry
     hub: DocumentHub
+    keys: KeyStore
     http: httpx.AsyncClient

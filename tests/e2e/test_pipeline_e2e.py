@@ -168,7 +168,8 @@ def test_sse_streams_document_records_to_indexed(stack, api):
     indexed, deleted = threading.Event(), threading.Event()
 
     def listen():
-        with httpx.Client(base_url=stack.gateway_url, timeout=None) as c, c.stream("GET", "/api/v1/events") as r:
+        with (httpx.Client(base_url=stack.gateway_url, timeout=None, headers=stack.auth()) as c,
+              c.stream("GET", "/api/v1/events") as r):
             name = None
             for line in r.iter_lines():
                 if line.startswith("event:"):

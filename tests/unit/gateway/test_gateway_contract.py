@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from services.gateway.auth.keys import KeyRecord, KeyStore, key_sha256
 from services.gateway.main import create_app
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
@@ -73,8 +74,21 @@ class Publisher:
         self.sent.append(message)
 
 
+ADMIN_KEY = "lgk_0a0a0a0a_" + "A" * 32
+
+
+def key_store(store: MemoryStore, *keys: tuple[str, str, str]) -> KeyStore:
+    """A key store over ``store`` holding ``(key, department, role)`` records."""
+    ks = KeyStore(store)  # type: ignore[arg-type]
+    for key, department, role in keys:
+        prefix = key.split("_")[1]
+        ks.records[prefix] = KeyRecord(key_prefix=prefix, sha256=key_sha256(key), department=department,
+                                       role=role, created_at="2026-12-01T00:00:00+00:00")  # type: ignore[arg-type]
+    return ks
+
+
 class Gateway:
-    """A test client on the gateway app, its state, and one SSE client's queue."""
+    """A test client on the gateway app (with an admin key), its state, and one SSE client's queue."""
 
     def __init__(self, vectors: MemoryVectors | None = None) -> None:
         self.settings = Settings(max_upload_bytes=4096)
@@ -87,8 +101,10 @@ class Gateway:
         self.app.state.gateway = GatewayState(
             settings=self.settings, broker=None, uploads=self.uploads, deletions=Publisher(),  # type: ignore[arg-type]
             store=self.store, vectors=vectors or MemoryVectors(),  # type: ignore[arg-type]
-            registry=self.registry, hub=self.hub, http=None)  # type: ignore[arg-type]
-        self.client = TestClient(self.app)  # not entered: the lifespan (Kafka, MinIO, Chroma) never runs
+            registry=self.registry, hub=self.hub, http=None,  # type: ignore[arg-type]
+            keys=key_store(self.store, (ADMIN_KEY, "default", "admin")))
+        # not entered: the lifespan (Kafka, MinIO, Chroma) never runs
+        self.client = TestClient(self.app, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
 
     def sse(self) -> list[tuple[str, dict]]:
         """The SSE events sent so far, as (name, data)."""

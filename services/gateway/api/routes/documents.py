@@ -7,6 +7,7 @@ from pathlib import PurePath
 from fastapi import APIRouter, HTTPException, Response
 
 from services.gateway.api.deps import DocumentIdDep, StateDep
+from services.gateway.auth.principal import MemberDep
 from services.gateway.deletion import delete_chunks, delete_document
 from shared import storage
 from shared.api import ChunkListResponse, DeleteResponse, DocumentListResponse, DocumentRecord
@@ -45,7 +46,7 @@ async def list_chunks(state: StateDep, document_id: DocumentIdDep) -> ChunkListR
 
 
 @router.delete("/documents/{document_id}", response_model=DeleteResponse)
-async def remove_document(state: StateDep, document_id: DocumentIdDep) -> DeleteResponse:
+async def remove_document(state: StateDep, caller: MemberDep, document_id: DocumentIdDep) -> DeleteResponse:
     """Delete a document: its chunks, page PDFs, original and registry record."""
     rec = state.registry.get(document_id)
     if rec is None:
@@ -55,7 +56,7 @@ async def remove_document(state: StateDep, document_id: DocumentIdDep) -> Delete
 
 
 @router.delete("/chunks/{chunk_id}", response_model=DeleteResponse)
-async def remove_chunk(state: StateDep, chunk_id: str) -> DeleteResponse:
+async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str) -> DeleteResponse:
     """Delete one chunk by id (``{document_id}_{chunk_index}``)."""
     doc_id, _, index = chunk_id.rpartition("_")
     if not storage.valid_document_id(doc_id) or not index.isdigit():

@@ -10,6 +10,7 @@ from typing import cast
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile
 
 from services.gateway.api.deps import StateDep
+from services.gateway.auth.principal import MemberDep
 from services.gateway.deletion import delete_document
 from shared import storage
 from shared.api import DocumentRecord, IngestResponse
@@ -37,7 +38,7 @@ async def read_limited(file: UploadFile, limit: int) -> bytes:
 
 
 @router.post("/ingest", status_code=202, response_model=IngestResponse)
-async def ingest(state: StateDep, request: Request, file: UploadFile,
+async def ingest(state: StateDep, caller: MemberDep, request: Request, file: UploadFile,
                  strategy: str = Query("token", description="token | question")) -> IngestResponse:
     """Accept one file (multipart field ``file``) for indexing with ``strategy``.
 
