@@ -2,10 +2,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { App } from './App';
-import { installMockEventSource, jsonResponse, mockFetch, renderWithProviders } from './test/utils';
+import { installMockEventStream, jsonResponse, mockFetch, renderWithProviders } from './test/utils';
 
 beforeEach(() => {
-  installMockEventSource();
+  installMockEventStream();
   mockFetch({
     'GET /api/v1/documents': () => jsonResponse({ documents: [], total_documents: 0, total_chunks: 0 }),
   });

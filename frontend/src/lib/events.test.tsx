@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { RAGDatabasePage } from '../pages/RAGDatabasePage';
 import {
-  MockEventSource,
-  installMockEventSource,
+  MockEventStream,
+  installMockEventStream,
   jsonResponse,
   makeDocument,
   mockFetch,
@@ -11,7 +11,7 @@ import {
 } from '../test/utils';
 import type { DocumentInfo } from '../types';
 
-beforeEach(() => installMockEventSource());
+beforeEach(() => installMockEventStream());
 
 function listBody(documents: DocumentInfo[]) {
   return { documents, total_documents: documents.length, total_chunks: documents.reduce((n, d) => n + d.chunk_count, 0) };
@@ -36,7 +36,7 @@ describe('useDocumentEvents', () => {
       chunk_count: 0,
     });
     documents = [...documents, elsewhere];
-    act(() => MockEventSource.latest().emit('document', elsewhere));
+    act(() => MockEventStream.latest().emit('document', elsewhere));
     expect(await screen.findByRole('article', { name: 'uploaded-elsewhere.pdf' })).toBeInTheDocument();
     expect(listCalls()).toBeGreaterThan(before);
   });
@@ -56,7 +56,7 @@ describe('useDocumentEvents', () => {
 
     // A redelivered upload starts over: the gateway's record has no error and no warnings now.
     act(() =>
-      MockEventSource.latest().emit('document', {
+      MockEventStream.latest().emit('document', {
         ...failed,
         status: 'processing',
         stage: 'parsing',
@@ -85,7 +85,7 @@ describe('useDocumentEvents', () => {
     await screen.findByRole('article', { name: 'a.pdf' });
     expect(screen.getByLabelText('Chunks: 8')).toBeInTheDocument();
 
-    act(() => MockEventSource.latest().emit('deleted', { document_id: 'a' }));
+    act(() => MockEventStream.latest().emit('deleted', { document_id: 'a' }));
     await waitFor(() => expect(screen.queryByRole('article', { name: 'a.pdf' })).not.toBeInTheDocument());
     expect(screen.getByRole('article', { name: 'b.pdf' })).toBeInTheDocument();
     expect(screen.getByLabelText('Documents: 1')).toBeInTheDocument();
@@ -96,11 +96,11 @@ describe('useDocumentEvents', () => {
     mockFetch({ 'GET /api/v1/documents': () => jsonResponse(listBody([makeDocument()])) });
     const { unmount } = renderWithProviders(<RAGDatabasePage />);
     await screen.findByRole('article', { name: 'report.pdf' });
-    const source = MockEventSource.latest();
+    const source = MockEventStream.latest();
     act(() => source.emit('document', 'not json at all'));
     act(() => source.emit('deleted', { no: 'id' }));
     expect(screen.getByRole('article', { name: 'report.pdf' })).toBeInTheDocument();
     unmount();
-    await waitFor(() => expect(source.readyState).toBe(MockEventSource.CLOSED));
+    await waitFor(() => expect(source.closed).toBe(true));
   });
 });

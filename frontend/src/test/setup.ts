@@ -1,11 +1,14 @@
 import '@testing-library/jest-dom/vitest';
 import { afterEach, vi } from 'vitest';
 import { cleanup } from '@testing-library/react';
+import { forgetKey } from '../lib/auth';
 
 afterEach(() => {
   cleanup();
   vi.restoreAllMocks();
   vi.unstubAllGlobals();
+  forgetKey();
+  window.sessionStorage.clear();
 });
 
 // jsdom lacks these browser APIs that Mantine uses.
