@@ -119,8 +119,8 @@ export function DocumentUpload({ existing, onUploaded, departments = [] }: Docum
         {admin && (
           <Group gap="md" align="flex-end" wrap="wrap">
             <TextInput
-              label="Department"
-              description="The department the upload belongs to"
+              label="Upload to department"
+              description="The department the documents belong to"
               value={department}
               onChange={(e) => setDepartment(e.currentTarget.value)}
               list="upload-departments"

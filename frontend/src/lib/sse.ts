@@ -113,8 +113,11 @@ export function openEventStream(url: string, options: EventStreamOptions): () =>
   const maxDelay = options.maxRetryMs ?? 30_000;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let last: StreamStatus | null = null;
   const status = (s: StreamStatus) => {
-    if (!stopped) options.onStatus?.(s);
+    if (stopped || s === last) return;
+    last = s;
+    options.onStatus?.(s);
   };
   const parser = new SseParser((message) => {
     if (!stopped) options.onMessage(message);

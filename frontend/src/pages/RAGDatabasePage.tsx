@@ -93,7 +93,7 @@ export function RAGDatabasePage() {
           </SimpleGrid>
           {admin && (
             <NativeSelect
-              label="Department"
+              label="Show department"
               description="Its documents and the shared library"
               value={department}
               onChange={(e) => setDepartment(e.currentTarget.value)}

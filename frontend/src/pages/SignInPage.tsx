@@ -91,6 +91,8 @@ export function SignInPage() {
                   if (error) setError(null);
                 }}
                 error={error}
+                // Mantine's PasswordInput marks only its wrapper invalid; say it on the input.
+                aria-invalid={error ? true : undefined}
                 autoComplete="off"
                 spellCheck={false}
                 autoCapitalize="off"
