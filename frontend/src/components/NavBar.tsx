@@ -36,7 +36,13 @@ export function NavBar() {
       </nav>
       {caller && (
         <Group gap="xs" wrap="nowrap" className={classes.caller}>
-          <Text size="sm" data-testid="signed-in-as" className={classes.who}>
+          <Text
+            size="sm"
+            data-testid="signed-in-as"
+            data-department={caller.department}
+            data-role={caller.role}
+            className={classes.who}
+          >
             <VisuallyHidden>Signed in to department </VisuallyHidden>
             <span className={classes.department} title="Your key's department">
               {caller.department}

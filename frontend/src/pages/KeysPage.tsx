@@ -136,6 +136,7 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
         <Group align="flex-start" gap="md" wrap="wrap">
           <TextInput
             label="Department"
+            description="The department whose documents it works with"
             value={department}
             onChange={(e) => setDepartment(e.currentTarget.value)}
             error={error}
@@ -143,7 +144,7 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
             autoComplete="off"
             spellCheck={false}
             required
-            w={220}
+            w={260}
           />
           <datalist id="key-departments">
             {departments.map((d) => (
@@ -175,12 +176,27 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
   );
 }
 
+/** A time cell: short and on one line (the table scrolls sideways on narrow screens). */
+function When({ iso, empty = '—' }: { iso: string | null; empty?: string }) {
+  if (!iso) return <>{empty}</>;
+  return (
+    <time dateTime={iso} style={{ whiteSpace: 'nowrap' }}>
+      {formatDate(iso)}
+    </time>
+  );
+}
+
 function KeyStatus({ info }: { info: KeyInfo }) {
   if (info.revoked_at) {
     return (
-      <Badge color="red" variant="light">
-        Revoked <time dateTime={info.revoked_at}>{formatDate(info.revoked_at)}</time>
-      </Badge>
+      <Stack gap={2} align="flex-start">
+        <Badge color="red" variant="light">
+          Revoked
+        </Badge>
+        <Text size="xs" c="dimmed">
+          <When iso={info.revoked_at} />
+        </Text>
+      </Stack>
     );
   }
   return (
@@ -264,10 +280,10 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
               <Table.Td>{ROLE_LABELS[info.role] ?? info.role}</Table.Td>
               <Table.Td>{info.label || '—'}</Table.Td>
               <Table.Td>
-                <time dateTime={info.created_at}>{formatDate(info.created_at)}</time>
+                <When iso={info.created_at} />
               </Table.Td>
               <Table.Td>
-                {info.last_used_at ? <time dateTime={info.last_used_at}>{formatDate(info.last_used_at)}</time> : 'Never'}
+                <When iso={info.last_used_at} empty="Never" />
               </Table.Td>
               <Table.Td>
                 <KeyStatus info={info} />
