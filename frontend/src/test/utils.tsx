@@ -191,6 +191,7 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
     document_id: 'doc-1',
     filename: 'report.pdf',
     department: 'default',
+    visibility: 'department',
     file_type: 'pdf',
     strategy: 'token',
     strategy_used: 'token',
@@ -284,6 +285,8 @@ export function makeSource(overrides: Partial<Source> = {}): Source {
     matched_by: 'dense',
     matched_terms: [],
     also_in: [],
+    department: 'default',
+    visibility: 'department',
     ...overrides,
   };
 }
