@@ -4,14 +4,20 @@
 //   node e2e/ui.e2e.mjs <base-url> <output-dir>
 //
 // Drives Debian's Chromium (headless, via playwright-core; no Playwright browser downloads):
-// uploads the corpus fixture E_基礎設施.pdf with "Chunk by question" on the RAG Database page,
-// follows its progress bar to "Indexed", expands the document and checks its Q&A chunks, then
-// asks one of E's truth queries on the LTT page, checks the answer and a source from E, and
-// fetches that source's one-page PDF. Saves screenshots of both pages at 1280 px and 900 px to
-// <output-dir>. Exits non-zero with a message on the first failed check.
+// checks that a wrong key is refused on the sign-in screen, signs in with a member key, uploads
+// the corpus fixture E_基礎設施.pdf with "Chunk by question" on the RAG Database page, follows its
+// progress bar (SSE, sent with the key) to "Indexed", expands the document and checks its Q&A
+// chunks, then asks one of E's truth queries on the LTT page, checks the answer and a source from
+// E, and opens that source's one-page PDF (a new tab, fetched with the key). Then signs out, signs
+// in with a reader key of the same department and checks that there is no upload and no delete
+// control; with an admin key, checks the department filter and creates and revokes a key on the
+// Keys page. Saves screenshots at 1280 px and 900 px to <output-dir>. Exits non-zero with a
+// message on the first failed check.
 //
-// Env: CHROMIUM (default /usr/bin/chromium), LEGCO_CORPUS (default ../shared/corpus next to the
-// repo), UI_E2E_INDEX_TIMEOUT_S (default 240).
+// Env: LEGCO_E2E_MEMBER_KEY and LEGCO_E2E_READER_KEY (required; keys of one department),
+// LEGCO_E2E_ADMIN_KEY (optional: the admin part is skipped without it), CHROMIUM (default
+// /usr/bin/chromium), LEGCO_CORPUS (default ../shared/corpus next to the repo),
+// UI_E2E_INDEX_TIMEOUT_S (default 240).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +36,11 @@ const outDir = path.resolve(outArg);
 const corpus = path.resolve(process.env.LEGCO_CORPUS || path.join(repo, '..', 'shared', 'corpus'));
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const indexTimeoutMs = Number(process.env.UI_E2E_INDEX_TIMEOUT_S || 240) * 1000;
+const memberKey = process.env.LEGCO_E2E_MEMBER_KEY || '';
+const readerKey = process.env.LEGCO_E2E_READER_KEY || '';
+const adminKey = process.env.LEGCO_E2E_ADMIN_KEY || '';
+/** The short prefix of a key `lgk_<prefix>_<secret>`, as the Keys page lists it. */
+const prefixOf = (key) => key.split('_')[1] ?? '';
 
 const FILENAME = 'E_基礎設施.pdf';
 const pdfPath = path.join(corpus, 'fixtures', FILENAME);
@@ -61,6 +72,8 @@ async function screenshot(page, name, viewport) {
 async function main() {
   check(existsSync(executablePath), `Chromium not found at ${executablePath} (run scripts/deps.sh browser)`);
   check(existsSync(pdfPath), `corpus fixture not found: ${pdfPath}`);
+  check(memberKey.startsWith('lgk_') && readerKey.startsWith('lgk_'),
+    'LEGCO_E2E_MEMBER_KEY and LEGCO_E2E_READER_KEY must hold API keys (lgk_…)');
   mkdirSync(outDir, { recursive: true });
 
   const profile = mkdtempSync(path.join(tmpdir(), 'legco-ui-e2e-'));
@@ -115,17 +128,62 @@ async function main() {
 /** "A1 — question · page 2" (or "Page 3") line of a source card's text. */
 const sourceRef = (text) => text.split('\n').map((l) => l.trim()).find((l) => /^([A-Z]\d+ — |Page \d)/.test(l)) ?? '?';
 
-async function run(page) {
-  // --- Open the app (LTT is the start page) and go to the RAG Database page via the nav bar.
-  const response = await page.goto(`${base}/`);
-  check(response?.ok(), `GET ${base}/ returned ${response?.status()}`);
-  await page.getByRole('heading', { name: 'Ask the briefing papers' }).waitFor();
+/** Sign in on the sign-in screen with `key`; returns the department and role the header shows. */
+async function signIn(page, key) {
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel(/^API key/).fill(key);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('navigation', { name: 'Main navigation' }).waitFor();
+  const who = page.getByTestId('signed-in-as');
+  const text = (await who.innerText()).replace(/\s+/g, ' ').trim();
+  const department = await who.getAttribute('data-department');
+  const role = await who.getAttribute('data-role');
+  check(department && text.includes(department), `the header does not show the department: "${text}"`);
+  return { department, role, text };
+}
+
+async function signOut(page) {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  const stored = await page.evaluate(() => sessionStorage.length + localStorage.length);
+  check(stored === 0, `${stored} item(s) left in browser storage after signing out`);
+}
+
+async function openRagDatabase(page) {
   await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'RAG Database' }).click();
   await page.waitForURL(`${base}/rag-database`);
   await page.getByRole('heading', { name: 'RAG Database', level: 1 }).waitFor();
+}
+
+async function run(page) {
+  // Every API request must carry the key as a Bearer header, never in its URL.
+  const apiRequests = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/api/v1/')) apiRequests.push({ url: r.url(), auth: r.headers()['authorization'] ?? '' });
+  });
+
+  // --- Open the app: the sign-in screen. A wrong key is refused there.
+  const response = await page.goto(`${base}/`);
+  check(response?.ok(), `GET ${base}/ returned ${response?.status()}`);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await screenshot(page, 'signin-1280.png', WIDE);
+  await page.getByLabel(/^API key/).fill('lgk_00000000_notAKeyNotAKeyNotAKeyNotAKey');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByText(/This key was not accepted/).waitFor();
+  log('a wrong key is refused on the sign-in screen');
+
+  // --- Sign in as a member; LTT is the start page. Go to the RAG Database page via the nav bar.
+  const member = await signIn(page, memberKey);
+  check(member.role === 'member' && /member$/i.test(member.text), `header after signing in as a member: "${member.text}"`);
+  await page.getByRole('heading', { name: 'Ask the briefing papers' }).waitFor();
+  log(`signed in as a member: "${member.text}"`);
+  check((await page.context().cookies()).length === 0, 'the app set cookies');
+  await openRagDatabase(page);
   // The progress below must come from the SSE stream, not from polling.
   await page.getByText('Live updates on').waitFor({ timeout: 20_000 });
   log('RAG Database page open, live updates on');
+  const events = apiRequests.find((r) => r.url.includes('/api/v1/events'));
+  check(events?.auth === `Bearer ${memberKey}`, 'the event stream was not requested with the Bearer key');
 
   // --- Upload E with "Chunk by question".
   const questionRadio = page.getByRole('radio', { name: /Chunk by question/ });
@@ -250,19 +308,33 @@ async function run(page) {
     `expected ${query.expected_qa_id} among the sources of "${query.query}": ${sourceTexts.map(sourceRef).join(' | ')}`);
   log(`answer (${mode}) with ${await sources.count()} sources; ${FILENAME}: ${sourceTexts.map(sourceRef).join(' | ')}`);
 
-  // --- Fetch the first E source's one-page PDF link.
+  // --- Open the first E source's one-page PDF: a new tab, fetched with the key (a plain link could
+  // not send it), shown from a blob: URL.
   const link = fromE.first().getByRole('link', { name: /Open page PDF/ });
   check((await link.getAttribute('target')) === '_blank', 'source PDF link does not open in a new tab');
   const href = await link.getAttribute('href');
   check(href, 'source has no PDF link');
   const pdfUrl = new URL(href, `${base}/`).toString();
-  const pdf = await page.request.get(pdfUrl);
+  const [popup, pdfResponse] = await Promise.all([
+    page.context().waitForEvent('page'),
+    page.waitForResponse((r) => r.url() === pdfUrl),
+    link.click(),
+  ]);
+  check(pdfResponse.status() === 200, `GET ${pdfUrl} from the page returned HTTP ${pdfResponse.status()}`);
+  check(pdfResponse.request().headers()['authorization'] === `Bearer ${memberKey}`, 'the PDF was fetched without the key');
+  await popup.waitForURL(/^blob:/, { timeout: 15_000 });
+  log(`source PDF opened in a new tab: ${popup.url()}`);
+  await popup.close();
+  // The same URL answers a PDF with the key, and 401 without.
+  const pdf = await page.request.get(pdfUrl, { headers: { Authorization: `Bearer ${memberKey}` } });
   const type = pdf.headers()['content-type'] ?? '';
   const body = await pdf.body();
   check(pdf.status() === 200, `GET ${pdfUrl} returned HTTP ${pdf.status()}`);
   check(type.startsWith('application/pdf'), `GET ${pdfUrl} content-type is ${type}`);
   check(body.subarray(0, 5).toString('latin1') === '%PDF-', `GET ${pdfUrl} is not a PDF`);
-  log(`source PDF ${href}: HTTP 200, ${type}, ${body.length} bytes`);
+  const keyless = await page.request.get(pdfUrl);
+  check(keyless.status() === 401, `GET ${pdfUrl} without a key returned HTTP ${keyless.status()}`);
+  log(`source PDF ${href}: HTTP 200, ${type}, ${body.length} bytes; without the key 401`);
 
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'ltt-1280.png', SHOT_WIDE);
@@ -276,6 +348,89 @@ async function run(page) {
     });
     await screenshot(page, name, viewport);
   }
+  await page.setViewportSize(WIDE);
+
+  const leaked = apiRequests.filter((r) => [memberKey, readerKey, adminKey].some((k) => k && r.url.includes(k)));
+  check(leaked.length === 0, `a key was sent in a URL: ${leaked.map((r) => r.url).join(', ')}`);
+  const unsigned = apiRequests.filter((r) => !r.auth.startsWith('Bearer lgk_'));
+  check(unsigned.length === 0, `API requests without the key: ${unsigned.map((r) => r.url).join(', ')}`);
+
+  // --- Sign out; sign in as a reader of the same department: the document is there, but no upload
+  // and no delete control.
+  await signOut(page);
+  const reader = await signIn(page, readerKey);
+  check(reader.role === 'reader' && /reader$/i.test(reader.text), `header after signing in as a reader: "${reader.text}"`);
+  check(reader.department === member.department,
+    `the reader's department (${reader.department}) is not the member's (${member.department})`);
+  log(`signed in as a reader: "${reader.text}"`);
+  await openRagDatabase(page);
+  const readerRow = page.getByRole('article', { name: FILENAME }).first();
+  await readerRow.waitFor();
+  await page.getByText('Read-only access').waitFor();
+  check((await page.getByRole('heading', { name: 'Upload documents' }).count()) === 0, 'a reader sees the upload panel');
+  check((await page.getByRole('button', { name: 'Choose files…' }).count()) === 0, 'a reader sees "Choose files…"');
+  check((await page.locator('input[type="file"]').count()) === 0, 'a reader has a file input');
+  check((await page.getByRole('button', { name: /^Delete document/ }).count()) === 0, 'a reader sees a delete button');
+  await readerRow.getByRole('button', { name: `Show chunks of ${FILENAME}` }).click();
+  await readerRow.getByRole('list', { name: `Chunks of ${FILENAME}` }).locator('article').first().waitFor();
+  check((await page.getByRole('button', { name: /^Delete chunk/ }).count()) === 0, 'a reader sees a chunk delete button');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, 'rag-database-reader-1280.png', SHOT_WIDE);
+  await page.setViewportSize(WIDE);
+  log('a reader sees the document and no upload or delete control');
+
+  if (!adminKey) {
+    log('LEGCO_E2E_ADMIN_KEY not set: admin checks skipped');
+    return;
+  }
+  // --- Sign in as the admin: a department filter on the RAG Database page, and the Keys page.
+  await signOut(page);
+  const admin = await signIn(page, adminKey);
+  check(admin.role === 'admin' && /admin$/i.test(admin.text), `header after signing in as the admin: "${admin.text}"`);
+  await openRagDatabase(page);
+  const memberDepartment = member.department;
+  const filter = page.getByRole('combobox', { name: /^Show department/ });
+  await page.getByRole('article', { name: FILENAME }).first().waitFor();
+  const options = await filter.locator('option').allTextContents();
+  check(options.includes(memberDepartment), `department filter options ${options.join(', ')} lack ${memberDepartment}`);
+  await Promise.all([
+    page.waitForResponse((r) => r.url().includes(`/api/v1/documents?department=${encodeURIComponent(memberDepartment)}`)),
+    filter.selectOption(memberDepartment),
+  ]);
+  await page.getByRole('article', { name: FILENAME }).first().waitFor();
+  log(`admin filter: ${options.length - 1} departments, ${memberDepartment} shows ${FILENAME}`);
+
+  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Keys' }).click();
+  await page.waitForURL(`${base}/keys`);
+  const table = page.getByRole('table', { name: 'Keys' });
+  await table.waitFor();
+  for (const key of [memberKey, readerKey, adminKey]) {
+    await table.getByText(prefixOf(key), { exact: true }).waitFor();
+  }
+  check(!(await table.innerText()).includes('lgk_'), 'the key table shows a whole key');
+  const form = page.getByRole('form', { name: 'Create a key' });
+  await form.getByRole('combobox', { name: /^Department/ }).fill(memberDepartment);
+  await form.getByRole('combobox', { name: /^Role/ }).selectOption('reader');
+  await form.getByRole('textbox', { name: /^Label/ }).fill('ui-e2e temporary');
+  await form.getByRole('button', { name: 'Create key' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New API key' });
+  await dialog.waitFor();
+  const created = await dialog.getByRole('textbox', { name: 'API key' }).inputValue();
+  check(/^lgk_[0-9a-f]{8}_\S+$/.test(created), `the new key looks wrong: ${created.slice(0, 14)}…`);
+  await dialog.getByText(/will not be shown again/).waitFor();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  const createdRow = table.getByRole('row').filter({ hasText: prefixOf(created) });
+  await createdRow.waitFor();
+  await createdRow.getByRole('button', { name: `Revoke key ${prefixOf(created)}` }).click();
+  const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+  await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
+  await createdRow.getByText(/^Revoked/).waitFor();
+  const revoked = await page.request.get(`${base}/api/v1/whoami`, { headers: { Authorization: `Bearer ${created}` } });
+  check(revoked.status() === 401, `the revoked key still answers HTTP ${revoked.status()}`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, 'keys-1280.png', SHOT_WIDE);
+  log(`keys page: created ${prefixOf(created)} (shown once), revoked it, its next request got 401`);
 }
 
 main().then(

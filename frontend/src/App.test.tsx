@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { App } from './App';
-import { installMockEventSource, jsonResponse, mockFetch, renderWithProviders } from './test/utils';
+import { ADMIN, READER, installMockEventStream, jsonResponse, mockFetch, renderWithProviders } from './test/utils';
 
 beforeEach(() => {
-  installMockEventSource();
+  installMockEventStream();
   mockFetch({
     'GET /api/v1/documents': () => jsonResponse({ documents: [], total_documents: 0, total_chunks: 0 }),
   });
@@ -35,5 +35,26 @@ describe('navigation', () => {
     renderWithProviders(<App />, { route: '/rag-database' });
     expect(await screen.findByRole('heading', { name: 'RAG Database', level: 1 })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'RAG Database' })).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('shows the Keys page to an admin only', async () => {
+    const user = userEvent.setup();
+    mockFetch({
+      'GET /api/v1/documents': () => jsonResponse({ documents: [], total_documents: 0, total_chunks: 0 }),
+      'GET /api/v1/keys': () => jsonResponse({ keys: [] }),
+    });
+    renderWithProviders(<App />, { caller: ADMIN });
+    expect(screen.getByTestId('signed-in-as')).toHaveTextContent('ops');
+    expect(screen.getByTestId('signed-in-as')).toHaveTextContent('Admin');
+    await user.click(screen.getByRole('link', { name: 'Keys' }));
+    expect(await screen.findByRole('heading', { name: 'API keys', level: 1 })).toBeInTheDocument();
+  });
+
+  it("has no Keys link for a reader, and says the reader's department and role", () => {
+    renderWithProviders(<App />, { caller: READER });
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    expect(within(nav).getAllByRole('link').map((l) => l.textContent)).toEqual(['LTT', 'RAG Database']);
+    expect(screen.getByTestId('signed-in-as')).toHaveTextContent('Signed in to department default as Reader');
+    expect(screen.getByRole('button', { name: 'Sign out' })).toBeInTheDocument();
   });
 });

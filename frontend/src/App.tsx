@@ -1,10 +1,23 @@
-import { AppShell } from '@mantine/core';
+import { AppShell, Center, Loader } from '@mantine/core';
 import { Route, Routes } from 'react-router-dom';
 import { NavBar } from './components/NavBar';
+import { KeysPage } from './pages/KeysPage';
 import { LTTPage } from './pages/LTTPage';
 import { RAGDatabasePage } from './pages/RAGDatabasePage';
+import { SignInPage } from './pages/SignInPage';
+import { useSession } from './lib/session';
 
+/** The pages, once signed in; the sign-in screen before. */
 export function App() {
+  const { state } = useSession();
+  if (state.status === 'restoring') {
+    return (
+      <Center mih="100vh">
+        <Loader aria-label="Checking your key" />
+      </Center>
+    );
+  }
+  if (state.status !== 'signed-in') return <SignInPage />;
   return (
     <AppShell header={{ height: 56 }} padding={0}>
       <AppShell.Header>
@@ -14,6 +27,7 @@ export function App() {
         <Routes>
           <Route path="/" element={<LTTPage />} />
           <Route path="/rag-database" element={<RAGDatabasePage />} />
+          <Route path="/keys" element={<KeysPage />} />
           <Route path="*" element={<LTTPage />} />
         </Routes>
       </AppShell.Main>

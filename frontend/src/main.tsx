@@ -1,6 +1,7 @@
 import '@mantine/core/styles.css';
 import '@mantine/dropzone/styles.css';
 import '@mantine/notifications/styles.css';
+import './notifications.css';
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

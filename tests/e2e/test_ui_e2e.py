@@ -1,16 +1,23 @@
 """Browser end-to-end test of the web frontend on the real test stack.
 
-Runs ``frontend/e2e/ui.e2e.mjs`` (playwright-core driving Debian's headless Chromium) against the
-gateway: upload E_基礎設施.pdf with "Chunk by question", follow the progress bar to Indexed, expand
-the document's Q&A chunks, ask one of E's truth queries on the LTT page and fetch a source's PDF.
-Screenshots go to ``var/screenshots/``.
+Creates a member and a reader key of one department (``POST /api/v1/keys`` with the admin key the
+stack's bootstrap wrote to ``<stack var>/admin.key``), then runs ``frontend/e2e/ui.e2e.mjs``
+(playwright-core driving Debian's headless Chromium) against the gateway: sign in as the member,
+upload E_基礎設施.pdf with "Chunk by question", follow the progress bar to Indexed, expand the
+document's Q&A chunks, ask one of E's truth queries on the LTT page and open a source's PDF; sign in
+as the reader and find no upload or delete control; sign in as the admin, use the department filter,
+create and revoke a key on the Keys page. Screenshots go to ``var/screenshots/``. The two keys are
+revoked afterwards.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from tests.conftest import FIXTURES, REPO
@@ -18,8 +25,11 @@ from tests.infra import Stack
 
 SCREENSHOTS = REPO / "var" / "screenshots"
 SCRIPT = REPO / "frontend" / "e2e" / "ui.e2e.mjs"
-EXPECTED = ["ltt-1280.png", "ltt-900.png", "ltt-sources-1280.png", "ltt-sources-900.png", "rag-database-1280.png",
-            "rag-database-900.png", "rag-database-chunks-900.png"]
+EXPECTED = ["signin-1280.png", "ltt-1280.png", "ltt-900.png", "ltt-sources-1280.png", "ltt-sources-900.png",
+            "rag-database-1280.png", "rag-database-900.png", "rag-database-chunks-900.png",
+            "rag-database-reader-1280.png", "keys-1280.png"]
+# A department of its own, so that other tests' documents in the same stack do not show up.
+DEPARTMENT = "ui-e2e"
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +43,45 @@ def browser_ready() -> None:
         pytest.fail("node is not installed")
 
 
-def test_ui_upload_progress_chunks_ask_and_source_pdf(stack: Stack, browser_ready: None) -> None:
+def admin_key(stack: Stack, timeout_s: float = 30) -> str:
+    """The key the stack's bootstrap wrote (``<var>/admin.key``), waiting briefly for it."""
+    path = stack.var / "admin.key"
+    deadline = time.monotonic() + timeout_s
+    while not path.is_file():
+        assert time.monotonic() < deadline, f"no admin key at {path}"
+        time.sleep(0.5)
+    return path.read_text().strip()
+
+
+@pytest.fixture(scope="module")
+def ui_keys(stack: Stack) -> Iterator[dict[str, str]]:
+    """A member and a reader key of ``DEPARTMENT``, and the admin key; the two are revoked after."""
+    admin = admin_key(stack)
+    with httpx.Client(base_url=stack.gateway_url, timeout=30.0,
+                      headers={"Authorization": f"Bearer {admin}"}) as client:
+        keys = {"admin": admin}
+        for role in ("member", "reader"):
+            r = client.post("/api/v1/keys", json={"department": DEPARTMENT, "role": role, "label": f"ui e2e {role}"})
+            assert r.status_code in (200, 201), r.text
+            keys[role] = r.json()["key"]
+        yield keys
+        for role in ("member", "reader"):
+            prefix = keys[role].split("_")[1]
+            r = client.delete(f"/api/v1/keys/{prefix}")
+            assert r.status_code in (200, 204), r.text
+
+
+def test_ui_sign_in_upload_progress_ask_then_reader_and_admin(stack: Stack, browser_ready: None,
+                                                             ui_keys: dict[str, str]) -> None:
     assert (FIXTURES / "E_基礎設施.pdf").is_file()
     out = SCREENSHOTS
     for name in [*EXPECTED, "failure.png"]:
         (out / name).unlink(missing_ok=True)
+    env = {**os.environ, "LEGCO_E2E_MEMBER_KEY": ui_keys["member"], "LEGCO_E2E_READER_KEY": ui_keys["reader"],
+           "LEGCO_E2E_ADMIN_KEY": ui_keys["admin"]}
     started = time.monotonic()
-    proc = subprocess.run(["node", str(SCRIPT), stack.gateway_url, str(out)], cwd=REPO / "frontend",
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(["node", str(SCRIPT), stack.gateway_url, str(out)], check=False, cwd=REPO / "frontend",
+                          capture_output=True, text=True, timeout=600, env=env)
     took = time.monotonic() - started
     print(proc.stdout, proc.stderr, f"[ui-e2e] node script took {took:.0f}s", sep="\n")
     assert proc.returncode == 0, f"browser e2e failed (exit {proc.returncode}):\n{proc.stderr}\n{proc.stdout[-4000:]}"

@@ -96,7 +96,7 @@ describe('ChunkList', () => {
       'GET /api/v1/documents': () =>
         jsonResponse({ documents: [], total_documents: 0, total_chunks: 0 }),
     });
-    renderWithProviders(<ChunkList documentId="doc-1" filename="report.pdf" />);
+    renderWithProviders(<ChunkList documentId="doc-1" filename="report.pdf" canDelete />);
 
     await user.click(await screen.findByRole('button', { name: 'Delete chunk Page 4' }));
     const dialog = await screen.findByRole('dialog');

@@ -1,8 +1,9 @@
-import { Anchor, Badge, Card, Group, Spoiler, Stack, Text } from '@mantine/core';
+import { Badge, Card, Group, Spoiler, Stack, Text } from '@mantine/core';
 import type { ChunkInfo } from '../types';
 import { pageRangeLabel } from '../lib/format';
 import { ConfirmDelete } from './ConfirmDelete';
 import { Markdown } from './Markdown';
+import { PdfLink } from './PdfLink';
 
 export function isQaChunk(chunk: ChunkInfo): boolean {
   if (chunk.chunk_kind) return chunk.chunk_kind === 'qa';
@@ -43,26 +44,25 @@ export function qaHeading(chunk: ChunkInfo): string {
   return chunk.question_text ? `${id} — ${chunk.question_text}` : id;
 }
 
-function PdfLink({ chunk, filename }: { chunk: ChunkInfo; filename: string }) {
+function ChunkPdfLink({ chunk, filename }: { chunk: ChunkInfo; filename: string }) {
   if (!chunk.pdf_url) return null;
   const page = chunk.page_number != null ? `page ${chunk.page_number}` : 'source page';
   return (
-    <Anchor
+    <PdfLink
       href={chunk.pdf_url}
-      target="_blank"
-      rel="noopener noreferrer"
-      size="sm"
-      aria-label={`Open PDF of ${page} of ${filename} (opens in a new tab)`}
+      label={`Open PDF of ${page} of ${filename} (opens in a new tab)`}
+      what={`${page} of ${filename}`}
     >
       Open page PDF
-    </Anchor>
+    </PdfLink>
   );
 }
 
 export interface ChunkCardProps {
   chunk: ChunkInfo;
   filename: string;
-  onDelete: (chunkId: string) => void;
+  /** Offers a delete control when given (the caller may change the chunk's document). */
+  onDelete?: (chunkId: string) => void;
   deleting?: boolean;
 }
 
@@ -87,7 +87,7 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
   }
   else heading = chunk.page_number != null ? `Page ${chunk.page_number}` : `Chunk ${chunk.chunk_index + 1}`;
 
-  const deleteControl = (
+  const deleteControl = onDelete && (
     <ConfirmDelete
       compact
       label={`Delete chunk ${heading}`}
@@ -148,7 +148,7 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
                 {chunk.followup_count} follow-up{chunk.followup_count > 1 ? 's' : ''}
               </Badge>
             ) : null}
-            <PdfLink chunk={chunk} filename={filename} />
+            <ChunkPdfLink chunk={chunk} filename={filename} />
           </Group>
         </Stack>
         {deleteControl}

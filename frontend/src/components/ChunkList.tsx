@@ -7,9 +7,11 @@ import { ChunkCard } from './ChunkCard';
 export interface ChunkListProps {
   documentId: string;
   filename: string;
+  /** Offer to delete chunks (the caller may change this document). */
+  canDelete: boolean;
 }
 
-export function ChunkList({ documentId, filename }: ChunkListProps) {
+export function ChunkList({ documentId, filename, canDelete }: ChunkListProps) {
   const chunks = useChunks(documentId);
   const deleteChunk = useDeleteChunk(documentId);
 
@@ -51,7 +53,7 @@ export function ChunkList({ documentId, filename }: ChunkListProps) {
           <ChunkCard
             chunk={chunk}
             filename={filename}
-            onDelete={handleDelete}
+            onDelete={canDelete ? handleDelete : undefined}
             deleting={deleteChunk.isPending && deleteChunk.variables === chunk.chunk_id}
           />
         </div>

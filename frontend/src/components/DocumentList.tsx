@@ -4,22 +4,27 @@ import { notifications } from '@mantine/notifications';
 import type { DocumentInfo } from '../types';
 import { useDeleteDocument } from '../lib/queries';
 import { errorMessage } from '../lib/api';
+import { canModify } from '../lib/roles';
+import { useCaller } from '../lib/session';
 import { DocumentRow } from './DocumentRow';
 
 export interface DocumentListProps {
   documents: DocumentInfo[];
   /** document_id → ids of the documents it replaced (uploads made in this session). */
   replacements?: Record<string, string[]>;
+  /** What an empty list says instead of inviting an upload. */
+  emptyText?: string;
 }
 
-export function DocumentList({ documents, replacements = {} }: DocumentListProps) {
+export function DocumentList({ documents, replacements = {}, emptyText }: DocumentListProps) {
   const [expanded, setExpanded] = useState<Record<string, boolean>>({});
   const deleteDocument = useDeleteDocument();
+  const caller = useCaller();
 
   if (documents.length === 0) {
     return (
       <Text c="dimmed" size="sm">
-        No documents yet. Upload briefing papers above to get started.
+        {emptyText ?? 'No documents yet. Upload briefing papers above to get started.'}
       </Text>
     );
   }
@@ -43,7 +48,7 @@ export function DocumentList({ documents, replacements = {} }: DocumentListProps
             doc={doc}
             expanded={Boolean(expanded[doc.document_id])}
             onToggle={() => setExpanded((prev) => ({ ...prev, [doc.document_id]: !prev[doc.document_id] }))}
-            onDelete={() => handleDelete(doc)}
+            onDelete={canModify(caller, doc) ? () => handleDelete(doc) : undefined}
             deleting={deleteDocument.isPending && deleteDocument.variables === doc.document_id}
             replacedCount={replacements[doc.document_id]?.length ?? 0}
           />

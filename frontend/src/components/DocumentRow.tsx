@@ -5,6 +5,7 @@ import { formatDate, strategyBadgeLabel, strategyColor } from '../lib/format';
 import { ChunkList } from './ChunkList';
 import { ConfirmDelete } from './ConfirmDelete';
 import { ProgressBar } from './ProgressBar';
+import { ScopeBadge } from './ScopeBadge';
 
 const STATUS_COLORS: Record<string, string> = {
   queued: 'gray',
@@ -32,7 +33,8 @@ export interface DocumentRowProps {
   doc: DocumentInfo;
   expanded: boolean;
   onToggle: () => void;
-  onDelete: () => void;
+  /** Offers to delete the document (and its chunks) when given. */
+  onDelete?: () => void;
   deleting?: boolean;
   /** Set when this upload replaced earlier documents with the same filename. */
   replacedCount?: number;
@@ -60,6 +62,7 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
             {doc.filename}
           </Text>
           <Group gap="xs" wrap="wrap">
+            <ScopeBadge item={doc} />
             <StrategyBadge strategy={doc.strategy} />
             {fellBack && (
               <Badge color="gray" variant="outline" title="The chosen strategy found nothing to split on">
@@ -98,13 +101,15 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
           >
             {expanded ? 'Hide chunks' : 'Show chunks'}
           </Button>
-          <ConfirmDelete
-            label={`Delete document ${doc.filename}`}
-            title="Delete this document?"
-            message={`"${doc.filename}" and all ${doc.chunk_count} of its chunks will be removed from the database.`}
-            onConfirm={onDelete}
-            loading={deleting}
-          />
+          {onDelete && (
+            <ConfirmDelete
+              label={`Delete document ${doc.filename}`}
+              title="Delete this document?"
+              message={`"${doc.filename}" and all ${doc.chunk_count} of its chunks will be removed from the database.`}
+              onConfirm={onDelete}
+              loading={deleting}
+            />
+          )}
         </Group>
       </Group>
 
@@ -131,7 +136,7 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
       <Collapse in={expanded} id={chunkRegion} transitionDuration={150}>
         {expanded && (
           <div style={{ marginTop: 'var(--mantine-spacing-sm)' }}>
-            <ChunkList documentId={doc.document_id} filename={doc.filename} />
+            <ChunkList documentId={doc.document_id} filename={doc.filename} canDelete={Boolean(onDelete)} />
           </div>
         )}
       </Collapse>

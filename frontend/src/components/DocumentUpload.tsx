@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Badge, Button, CloseButton, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Checkbox, CloseButton, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Dropzone, type FileRejection } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
 import type { ChunkingStrategy, DocumentInfo, IngestResponse } from '../types';
@@ -7,12 +7,16 @@ import { useApiConfig, useIngestDocument } from '../lib/queries';
 import { errorMessage } from '../lib/api';
 import { dropzoneAccept, fileTypeList } from '../lib/accept';
 import { STRATEGY_OPTIONS } from '../lib/format';
+import { isAdmin, visibilityOf } from '../lib/roles';
+import { useCaller } from '../lib/session';
 import { StrategySelector } from './StrategySelector';
 
 export interface DocumentUploadProps {
   /** Current documents, used to warn that a same-named upload replaces the old one. */
   existing: DocumentInfo[];
   onUploaded?: (response: IngestResponse) => void;
+  /** Departments to suggest in an admin's department field. */
+  departments?: string[];
 }
 
 function fileKey(file: File) {
@@ -25,8 +29,13 @@ function formatSize(bytes: number) {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
+export function DocumentUpload({ existing, onUploaded, departments = [] }: DocumentUploadProps) {
+  const caller = useCaller();
+  const admin = isAdmin(caller);
   const [strategy, setStrategy] = useState<ChunkingStrategy>('token');
+  // Only an admin chooses where an upload goes; everyone else uploads to the key's department.
+  const [department, setDepartment] = useState(caller.department);
+  const [shared, setShared] = useState(false);
   const [files, setFiles] = useState<File[]>([]);
   const [uploading, setUploading] = useState(false);
   const openRef = useRef<() => void>(null);
@@ -38,7 +47,14 @@ export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
   const anyType = extensions ? fileTypeList(extensions, 'or') : null;
   const onlyTypes = extensions ? `Only ${fileTypeList(extensions, 'and')} files are accepted` : null;
 
-  const existingNames = new Set(existing.map((d) => d.filename));
+  // An upload replaces a same-named document of the same department and library only.
+  const targetDepartment = admin ? department.trim() || caller.department : caller.department;
+  const targetVisibility = admin && shared ? 'shared' : 'department';
+  const existingNames = new Set(
+    existing
+      .filter((d) => d.department === targetDepartment && visibilityOf(d) === targetVisibility)
+      .map((d) => d.filename),
+  );
   const strategyLabel = STRATEGY_OPTIONS.find((o) => o.value === strategy)?.label ?? strategy;
 
   const addFiles = (dropped: File[]) => {
@@ -66,16 +82,18 @@ export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
     const remaining: File[] = [];
     for (const file of files) {
       try {
-        const response = await ingest.mutateAsync({ file, strategy });
+        const target = admin ? { department: targetDepartment, shared } : undefined;
+        const response = await ingest.mutateAsync({ file, strategy, target });
         onUploaded?.(response);
         const replaced = response.replaced?.length ?? 0;
         notifications.show({
           color: 'green',
           title: `Queued ${response.filename}`,
           message:
-            replaced > 0
-              ? `Chunking: ${strategyLabel}. Replaces the previous upload of ${response.filename}.`
-              : `Chunking: ${strategyLabel}.`,
+            (admin ? (shared ? 'Shared library. ' : `Department ${targetDepartment}. `) : '') +
+            (replaced > 0
+              ? `Chunking: ${strategyLabel}. Replaces the previous upload of ${response.filename} once it is indexed.`
+              : `Chunking: ${strategyLabel}.`),
         });
       } catch (error) {
         remaining.push(file);
@@ -98,6 +116,34 @@ export function DocumentUpload({ existing, onUploaded }: DocumentUploadProps) {
       </Title>
       <Stack gap="md">
         <StrategySelector value={strategy} onChange={setStrategy} disabled={uploading} />
+        {admin && (
+          <Group gap="md" align="flex-end" wrap="wrap">
+            <TextInput
+              label="Upload to department"
+              description="The department the documents belong to"
+              value={department}
+              onChange={(e) => setDepartment(e.currentTarget.value)}
+              list="upload-departments"
+              autoComplete="off"
+              spellCheck={false}
+              disabled={uploading}
+              w={260}
+            />
+            <datalist id="upload-departments">
+              {departments.map((d) => (
+                <option key={d} value={d} />
+              ))}
+            </datalist>
+            <Checkbox
+              label="Shared library"
+              description="Every department can read and query it; only admins replace or delete it"
+              checked={shared}
+              onChange={(e) => setShared(e.currentTarget.checked)}
+              disabled={uploading}
+              maw={360}
+            />
+          </Group>
+        )}
         <Dropzone
           onDrop={addFiles}
           onReject={onReject}

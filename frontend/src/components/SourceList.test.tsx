@@ -106,3 +106,17 @@ describe('SourceList also-in', () => {
     for (const card of items) expect(within(card).queryByText(/also in/i)).not.toBeInTheDocument();
   });
 });
+
+describe('SourceList department', () => {
+  it('says which department a passage comes from, or "Shared"', () => {
+    const [own, shared, unknown] = renderCards([
+      makeSource({ department: 'hab', visibility: 'department' }),
+      makeSource({ chunk_id: 'doc-2_0', department: 'ops', visibility: 'shared' }),
+      makeSource({ chunk_id: 'doc-3_0', department: null, visibility: null }),
+    ]);
+    expect(within(own).getByTestId('scope-badge')).toHaveTextContent('Department: hab');
+    expect(within(shared).getByTestId('scope-badge')).toHaveTextContent(/^Shared$/);
+    // An answer from before departments existed names none.
+    expect(within(unknown).queryByTestId('scope-badge')).not.toBeInTheDocument();
+  });
+});

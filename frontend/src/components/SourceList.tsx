@@ -1,7 +1,9 @@
 import { Fragment, type ReactNode } from 'react';
-import { Anchor, Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import type { MatchedBy, Rendition, Source } from '../types';
 import { formatScore, pageRangeLabel } from '../lib/format';
+import { PdfLink } from './PdfLink';
+import { ScopeBadge } from './ScopeBadge';
 
 function sourceHeading(source: Source): string {
   if (source.question_id) {
@@ -45,23 +47,18 @@ function renditionLabel(rendition: Rendition): string {
 }
 
 /** A link opening a one-page PDF in a new tab; its accessible name says what and which page. */
-function PdfLink({ href, size, what, page, children }: {
+function SourcePdfLink({ href, size, what, page, children }: {
   href: string;
   size: 'xs' | 'sm';
   what: string;
   page?: number | null;
   children: ReactNode;
 }) {
+  const named = `${what}${page != null ? `, page ${page}` : ''}`;
   return (
-    <Anchor
-      href={href}
-      target="_blank"
-      rel="noopener noreferrer"
-      size={size}
-      aria-label={`Open ${what}${page != null ? `, page ${page}` : ''} (opens in a new tab)`}
-    >
+    <PdfLink href={href} size={size} label={`Open ${named} (opens in a new tab)`} what={named}>
       {children}
-    </Anchor>
+    </PdfLink>
   );
 }
 
@@ -75,14 +72,14 @@ function AlsoIn({ renditions }: { renditions: Rendition[] }) {
           <Fragment key={`${rendition.chunk_id}-${i}`}>
             {i > 0 ? ', ' : null}
             {rendition.pdf_url ? (
-              <PdfLink
+              <SourcePdfLink
                 href={rendition.pdf_url}
                 size="xs"
                 what={rendition.filename || rendition.document_id}
                 page={rendition.page_number}
               >
                 {label}
-              </PdfLink>
+              </SourcePdfLink>
             ) : (
               label
             )}
@@ -129,19 +126,20 @@ export function SourceList({ sources }: { sources: Source[] }) {
                   )}
                 </Stack>
                 <Group gap="xs" wrap="wrap">
+                  <ScopeBadge item={source} />
                   <MatchBadge matchedBy={source.matched_by} />
                   <Badge variant="light" color="teal" title="Relevance score">
                     Score {formatScore(source.score)}
                   </Badge>
                   {source.pdf_url ? (
-                    <PdfLink
+                    <SourcePdfLink
                       href={source.pdf_url}
                       size="sm"
                       what={`page PDF for ${source.filename}`}
                       page={source.page_number}
                     >
                       Open page PDF
-                    </PdfLink>
+                    </SourcePdfLink>
                   ) : null}
                 </Group>
               </Group>

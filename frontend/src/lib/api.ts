@@ -1,11 +1,17 @@
+import { authHeaders, currentKey, reportKeyRejected } from './auth';
 import type {
   ApiConfig,
+  Caller,
   ChunkingStrategy,
   ChunkListResponse,
   DeleteResponse,
   DocumentInfo,
   DocumentListResponse,
   IngestResponse,
+  KeyCreated,
+  KeyCreateRequest,
+  KeyListResponse,
+  KeyRevoked,
   QueryRequest,
   QueryResponse,
 } from '../types';
@@ -46,6 +52,10 @@ function detailFrom(body: unknown): string | null {
 
 function fallbackMessage(status: number): string {
   switch (status) {
+    case 401:
+      return 'The API key was not accepted.';
+    case 403:
+      return 'Your key does not allow this.';
     case 404:
       return 'Not found.';
     case 413:
@@ -59,17 +69,33 @@ function fallbackMessage(status: number): string {
   }
 }
 
-async function request<T>(path: string, init?: RequestInit): Promise<T> {
+export interface RequestOptions extends RequestInit {
+  /**
+   * Send this key instead of the session's, and do not sign out on 401 (checking a key typed on
+   * the sign-in screen).
+   */
+  key?: string;
+}
+
+/**
+ * `fetch` of `url` with the session's key as `Authorization: Bearer`. Throws ApiError: status 0 when
+ * the server cannot be reached, else the answer's status and `detail`. A 401 also signs the
+ * session out (`reportKeyRejected`), unless `options.key` was given.
+ */
+async function send(url: string, options: RequestOptions = {}): Promise<Response> {
+  const { key: explicitKey, ...init } = options;
+  const key = explicitKey ?? currentKey();
   let response: Response;
   try {
-    response = await fetch(`${API_BASE}${path}`, {
+    response = await fetch(url, {
       ...init,
-      headers: { Accept: 'application/json', ...(init?.headers ?? {}) },
+      headers: { Accept: 'application/json', ...authHeaders(key), ...(init.headers ?? {}) },
     });
   } catch {
     throw new ApiError(0, 'Cannot reach the server. Check your connection and that the service is running.');
   }
-  const text = await response.text();
+  if (response.ok) return response;
+  const text = await response.text().catch(() => '');
   let body: unknown = null;
   if (text) {
     try {
@@ -78,12 +104,31 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
       body = null;
     }
   }
-  if (!response.ok) {
-    let message = detailFrom(body) ?? fallbackMessage(response.status);
-    if (response.status === 413 && !detailFrom(body)) message = fallbackMessage(413);
-    throw new ApiError(response.status, message);
+  if (response.status === 401 && explicitKey === undefined) reportKeyRejected(key);
+  throw new ApiError(response.status, detailFrom(body) ?? fallbackMessage(response.status));
+}
+
+async function request<T>(path: string, options?: RequestOptions): Promise<T> {
+  const response = await send(`${API_BASE}${path}`, options);
+  const text = await response.text();
+  if (!text) return null as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null as T;
   }
-  return body as T;
+}
+
+function queryString(params: Record<string, string | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value) search.set(name, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** The caller of the session's key, or of `key` when given (sign-in: a 401 then only rejects `key`). */
+export function whoami(key?: string): Promise<Caller> {
+  return request<Caller>('/whoami', { key });
 }
 
 /** What the gateway accepts for upload (extensions, strategies, size limit). */
@@ -91,8 +136,9 @@ export function getConfig(): Promise<ApiConfig> {
   return request<ApiConfig>('/config');
 }
 
-export function listDocuments(): Promise<DocumentListResponse> {
-  return request<DocumentListResponse>('/documents');
+/** The caller's documents; an admin may name one `department` (its documents and the shared ones). */
+export function listDocuments(department?: string | null): Promise<DocumentListResponse> {
+  return request<DocumentListResponse>(`/documents${queryString({ department })}`);
 }
 
 export function getDocument(documentId: string): Promise<DocumentInfo> {
@@ -111,13 +157,26 @@ export function deleteChunk(chunkId: string): Promise<DeleteResponse> {
   return request<DeleteResponse>(`/chunks/${encodeURIComponent(chunkId)}`, { method: 'DELETE' });
 }
 
-export function ingestDocument(file: File, strategy: ChunkingStrategy = 'token'): Promise<IngestResponse> {
+/** Where an upload goes (admin only; others upload to their key's department). */
+export interface UploadTarget {
+  department?: string | null;
+  /** Into the shared library, readable by every department. */
+  shared?: boolean;
+}
+
+export function ingestDocument(
+  file: File,
+  strategy: ChunkingStrategy = 'token',
+  target: UploadTarget = {},
+): Promise<IngestResponse> {
   const form = new FormData();
   form.append('file', file, file.name);
-  return request<IngestResponse>(`/ingest?strategy=${encodeURIComponent(strategy)}`, {
-    method: 'POST',
-    body: form,
+  const params = queryString({
+    strategy,
+    department: target.department?.trim() || null,
+    visibility: target.shared ? 'shared' : null,
   });
+  return request<IngestResponse>(`/ingest${params}`, { method: 'POST', body: form });
 }
 
 export function queryDocuments(body: QueryRequest): Promise<QueryResponse> {
@@ -126,6 +185,31 @@ export function queryDocuments(body: QueryRequest): Promise<QueryResponse> {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
+}
+
+/** A one-page (or whole-document) PDF of `url` (a `pdf_url` from the API), fetched with the key. */
+export async function fetchPdf(url: string): Promise<Blob> {
+  const response = await send(url, { headers: { Accept: 'application/pdf' } });
+  return response.blob();
+}
+
+/** Every key, active and revoked (admin). */
+export function listKeys(): Promise<KeyListResponse> {
+  return request<KeyListResponse>('/keys');
+}
+
+/** Create a key (admin); the answer holds the whole key, shown this once. */
+export function createKey(body: KeyCreateRequest): Promise<KeyCreated> {
+  return request<KeyCreated>('/keys', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Revoke the key `prefix` (admin): its next request gets 401. */
+export function revokeKey(prefix: string): Promise<KeyRevoked> {
+  return request<KeyRevoked>(`/keys/${encodeURIComponent(prefix)}`, { method: 'DELETE' });
 }
 
 /** Human-readable message for any error thrown by the functions above. */

@@ -1,9 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { RAGDatabasePage } from '../pages/RAGDatabasePage';
 import {
-  MockEventSource,
-  installMockEventSource,
+  ADMIN,
+  MockEventStream,
+  installMockEventStream,
   jsonResponse,
   makeDocument,
   mockFetch,
@@ -11,7 +13,7 @@ import {
 } from '../test/utils';
 import type { DocumentInfo } from '../types';
 
-beforeEach(() => installMockEventSource());
+beforeEach(() => installMockEventStream());
 
 function listBody(documents: DocumentInfo[]) {
   return { documents, total_documents: documents.length, total_chunks: documents.reduce((n, d) => n + d.chunk_count, 0) };
@@ -36,7 +38,7 @@ describe('useDocumentEvents', () => {
       chunk_count: 0,
     });
     documents = [...documents, elsewhere];
-    act(() => MockEventSource.latest().emit('document', elsewhere));
+    act(() => MockEventStream.latest().emit('document', elsewhere));
     expect(await screen.findByRole('article', { name: 'uploaded-elsewhere.pdf' })).toBeInTheDocument();
     expect(listCalls()).toBeGreaterThan(before);
   });
@@ -56,7 +58,7 @@ describe('useDocumentEvents', () => {
 
     // A redelivered upload starts over: the gateway's record has no error and no warnings now.
     act(() =>
-      MockEventSource.latest().emit('document', {
+      MockEventStream.latest().emit('document', {
         ...failed,
         status: 'processing',
         stage: 'parsing',
@@ -85,7 +87,7 @@ describe('useDocumentEvents', () => {
     await screen.findByRole('article', { name: 'a.pdf' });
     expect(screen.getByLabelText('Chunks: 8')).toBeInTheDocument();
 
-    act(() => MockEventSource.latest().emit('deleted', { document_id: 'a' }));
+    act(() => MockEventStream.latest().emit('deleted', { document_id: 'a' }));
     await waitFor(() => expect(screen.queryByRole('article', { name: 'a.pdf' })).not.toBeInTheDocument());
     expect(screen.getByRole('article', { name: 'b.pdf' })).toBeInTheDocument();
     expect(screen.getByLabelText('Documents: 1')).toBeInTheDocument();
@@ -96,11 +98,39 @@ describe('useDocumentEvents', () => {
     mockFetch({ 'GET /api/v1/documents': () => jsonResponse(listBody([makeDocument()])) });
     const { unmount } = renderWithProviders(<RAGDatabasePage />);
     await screen.findByRole('article', { name: 'report.pdf' });
-    const source = MockEventSource.latest();
+    const source = MockEventStream.latest();
     act(() => source.emit('document', 'not json at all'));
     act(() => source.emit('deleted', { no: 'id' }));
     expect(screen.getByRole('article', { name: 'report.pdf' })).toBeInTheDocument();
     unmount();
-    await waitFor(() => expect(source.readyState).toBe(MockEventSource.CLOSED));
+    await waitFor(() => expect(source.closed).toBe(true));
+  });
+
+  it("updates an admin's filtered list, and refetches it only for documents it shows", async () => {
+    const own = makeDocument({ document_id: 'h1', filename: 'hab.pdf', department: 'hab', status: 'processing', stage: 'parsing' });
+    const fetchSpy = mockFetch({
+      'GET /api/v1/documents': (url) =>
+        jsonResponse(listBody(url.includes('department=hab') ? [own] : [own, makeDocument({ document_id: 'o1', filename: 'ops.pdf', department: 'ops' })])),
+    });
+    const { queryClient } = renderWithProviders(<RAGDatabasePage />, { caller: ADMIN });
+    await screen.findByRole('article', { name: 'ops.pdf' });
+    // Switch the filter to hab.
+    await userEvent.setup().selectOptions(screen.getByRole('combobox', { name: /^Show department/ }), 'hab');
+    await waitFor(() => expect(screen.queryByRole('article', { name: 'ops.pdf' })).not.toBeInTheDocument());
+    const filteredCalls = () => fetchSpy.mock.calls.filter(([url]) => url === '/api/v1/documents?department=hab').length;
+    const before = filteredCalls();
+    const stream = MockEventStream.latest();
+
+    // Progress of a document of the list: applied in place, no refetch.
+    act(() => stream.emit('document', { ...own, stage: 'embedding', updated_at: '2026-05-16T00:00:00Z' }));
+    const row = screen.getByRole('article', { name: 'hab.pdf' });
+    await waitFor(() => expect(within(row).getByTestId('progress-stage')).toHaveTextContent('Embedding'));
+    // A new document of another department: not for this list.
+    act(() => stream.emit('document', makeDocument({ document_id: 'x', filename: 'x.pdf', department: 'ops' })));
+    // A new shared document: the filtered list shows the shared library too.
+    act(() => stream.emit('document', makeDocument({ document_id: 's', filename: 's.pdf', department: 'ops', visibility: 'shared' })));
+    await waitFor(() => expect(filteredCalls()).toBe(before + 1));
+    // The unfiltered list (cached) was refetched or marked stale for both new ones.
+    expect(queryClient.getQueryState(['documents', 'list', '*'])?.isInvalidated).toBe(true);
   });
 });

@@ -1,12 +1,19 @@
 import { useEffect, useState } from 'react';
-import { useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import { API_BASE } from './api';
-import { queryKeys, removeCachedDocument } from './queries';
+import { currentKey, reportKeyRejected } from './auth';
+import { listDepartment, listShows, queryKeys, removeCachedDocument } from './queries';
+import { openEventStream } from './sse';
 import type { DeletedNotice, DocumentInfo, DocumentListResponse } from '../types';
 
 export const EVENTS_URL = `${API_BASE}/events`;
 
 export type EventStreamState = 'connecting' | 'open' | 'closed' | 'unsupported';
+
+/** Streaming response bodies (every current browser; not some embedded web views). */
+function supported(): boolean {
+  return typeof fetch === 'function' && typeof ReadableStream === 'function' && typeof TextDecoder === 'function';
+}
 
 /** The JSON of an SSE message if it names a document, else null (malformed messages are ignored). */
 function parseData<T extends { document_id: string }>(data: string): T | null {
@@ -34,86 +41,83 @@ function isOlder(incoming: DocumentInfo, cached: DocumentInfo): boolean {
 
 /**
  * Put a document record sent by the gateway (SSE `document`) into the TanStack Query cache,
- * replacing the cached copy unless that one is newer. Returns true when the document was in the
- * cached list.
+ * replacing the cached copies unless they are newer. Returns the keys of the cached lists that
+ * should show the document but do not hold it yet (they need a refetch).
  */
-export function applyDocumentRecord(queryClient: QueryClient, record: DocumentInfo): boolean {
-  let found = false;
-  queryClient.setQueryData<DocumentListResponse>(queryKeys.documents, (old) => {
-    if (!old) return old;
+export function applyDocumentRecord(queryClient: QueryClient, record: DocumentInfo): QueryKey[] {
+  const missing: QueryKey[] = [];
+  for (const [key, old] of queryClient.getQueriesData<DocumentListResponse>({ queryKey: queryKeys.documentLists })) {
+    if (!old) continue;
     const index = old.documents.findIndex((d) => d.document_id === record.document_id);
-    if (index < 0) return old;
-    found = true;
+    if (index < 0) {
+      if (listShows(listDepartment(key), record)) missing.push(key);
+      continue;
+    }
     const cached = old.documents[index];
-    if (isOlder(record, cached)) return old;
+    if (isOlder(record, cached)) continue;
     const documents = old.documents.slice();
     documents[index] = record;
     const total_chunks = Math.max(0, old.total_chunks + record.chunk_count - cached.chunk_count);
-    return { ...old, documents, total_chunks };
-  });
+    queryClient.setQueryData<DocumentListResponse>(key, { ...old, documents, total_chunks });
+  }
   queryClient.setQueryData<DocumentInfo>(queryKeys.document(record.document_id), (old) =>
     old && !isOlder(record, old) ? record : old,
   );
-  return found;
+  return missing;
 }
 
 /**
- * Subscribe to the gateway's Server-Sent Events stream: each `document` event carries a whole
- * document record, which replaces the cached one; `deleted` removes a document. Returns the
- * connection state.
+ * Subscribe to the gateway's Server-Sent Events stream (sent with the session's key): each
+ * `document` event carries a whole document record, which replaces the cached one; `deleted`
+ * removes a document. Reconnects when the stream drops, and refetches the lists once it is back
+ * (events sent meanwhile are not replayed). A 401 signs the session out. Returns the state.
  */
 export function useDocumentEvents(): EventStreamState {
   const queryClient = useQueryClient();
-  const [state, setState] = useState<EventStreamState>(() =>
-    typeof EventSource === 'undefined' ? 'unsupported' : 'connecting',
-  );
+  const [state, setState] = useState<EventStreamState>(() => (supported() ? 'connecting' : 'unsupported'));
 
   useEffect(() => {
-    if (typeof EventSource === 'undefined') {
+    if (!supported()) {
       setState('unsupported');
       return undefined;
     }
-    const source = new EventSource(EVENTS_URL);
     let everOpened = false;
 
-    const onOpen = () => {
-      setState('open');
-      // After a reconnect we may have missed events: resynchronise once.
-      if (everOpened) void queryClient.invalidateQueries({ queryKey: queryKeys.documents });
-      everOpened = true;
-    };
-    const onError = () => {
-      setState(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
-    };
-    const onDocument = (message: MessageEvent<string>) => {
-      const record = parseData<DocumentInfo>(message.data);
+    const onDocument = (data: string) => {
+      const record = parseData<DocumentInfo>(data);
       if (!record) return;
-      const found = applyDocumentRecord(queryClient, record);
-      if (!found) {
-        // A document we have not listed yet (e.g. uploaded from another window).
-        void queryClient.invalidateQueries({ queryKey: queryKeys.documents });
+      // A document a list has not got yet (e.g. uploaded from another window).
+      for (const key of applyDocumentRecord(queryClient, record)) {
+        void queryClient.invalidateQueries({ queryKey: key, exact: true });
       }
       if (record.status === 'indexed' || record.status === 'failed') {
         // The record is complete; only the chunks (listed separately) changed.
         void queryClient.invalidateQueries({ queryKey: queryKeys.chunks(record.document_id) });
       }
     };
-    const onDeleted = (message: MessageEvent<string>) => {
-      const notice = parseData<DeletedNotice>(message.data);
+    const onDeleted = (data: string) => {
+      const notice = parseData<DeletedNotice>(data);
       if (notice) removeCachedDocument(queryClient, notice.document_id);
     };
 
-    source.addEventListener('open', onOpen);
-    source.addEventListener('error', onError);
-    source.addEventListener('document', onDocument as EventListener);
-    source.addEventListener('deleted', onDeleted as EventListener);
-    return () => {
-      source.removeEventListener('open', onOpen);
-      source.removeEventListener('error', onError);
-      source.removeEventListener('document', onDocument as EventListener);
-      source.removeEventListener('deleted', onDeleted as EventListener);
-      source.close();
-    };
+    return openEventStream(EVENTS_URL, {
+      key: currentKey,
+      onStatus: (status) => {
+        setState(status);
+        if (status !== 'open') return;
+        // After a reconnect we may have missed events: resynchronise once.
+        if (everOpened) void queryClient.invalidateQueries({ queryKey: queryKeys.documents });
+        everOpened = true;
+      },
+      onMessage: (message) => {
+        if (message.event === 'document') onDocument(message.data);
+        else if (message.event === 'deleted') onDeleted(message.data);
+      },
+      onUnauthorized: (keySent) => {
+        setState('closed');
+        reportKeyRejected(keySent);
+      },
+    });
   }, [queryClient]);
 
   return state;

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import {
+  createKey,
   deleteChunk,
   deleteDocument,
   getConfig,
@@ -7,20 +8,50 @@ import {
   ingestDocument,
   listChunks,
   listDocuments,
+  listKeys,
   queryDocuments,
+  revokeKey,
+  type UploadTarget,
 } from './api';
-import type { ChunkingStrategy, ChunkListResponse, DocumentListResponse, QueryRequest } from '../types';
+import type {
+  ChunkingStrategy,
+  ChunkListResponse,
+  DocumentInfo,
+  DocumentListResponse,
+  KeyCreateRequest,
+  QueryRequest,
+} from '../types';
+
+/** The list of every department the caller sees (an admin's list without a department filter). */
+const ALL = '*';
 
 export const queryKeys = {
   config: ['config'] as const,
+  /** Prefix of every document query: lists and single records. */
   documents: ['documents'] as const,
+  /** Prefix of every document list (one per department filter). */
+  documentLists: ['documents', 'list'] as const,
+  /** The list for `department` (admin filter), or of everything the caller sees. */
+  documentList: (department?: string | null) => ['documents', 'list', department || ALL] as const,
   document: (id: string) => ['documents', 'detail', id] as const,
   chunks: (id: string) => ['chunks', id] as const,
+  keys: ['keys'] as const,
 };
 
-/** Drop a deleted document from the cached list (and its totals) and forget its chunks. */
+/** The department filter of a document list's query key (null: no filter). */
+export function listDepartment(key: readonly unknown[]): string | null {
+  const department = key[2];
+  return typeof department === 'string' && department !== ALL ? department : null;
+}
+
+/** Whether the list filtered by `department` shows `doc` (a filtered list keeps shared documents). */
+export function listShows(department: string | null, doc: Pick<DocumentInfo, 'department' | 'visibility'>): boolean {
+  return department === null || doc.department === department || doc.visibility === 'shared';
+}
+
+/** Drop a deleted document from the cached lists (and their totals) and forget its chunks. */
 export function removeCachedDocument(queryClient: QueryClient, documentId: string): void {
-  queryClient.setQueryData<DocumentListResponse>(queryKeys.documents, (old) => {
+  queryClient.setQueriesData<DocumentListResponse>({ queryKey: queryKeys.documentLists }, (old) => {
     const removed = old?.documents.find((d) => d.document_id === documentId);
     if (!old || !removed) return old;
     return {
@@ -33,14 +64,16 @@ export function removeCachedDocument(queryClient: QueryClient, documentId: strin
 }
 
 /**
- * The document list. With `pollWhileProcessing`, it is refetched every 5 s
- * while any document is queued or processing (used when the SSE stream is down).
+ * The document list (of `department` and the shared library when an admin names one). With
+ * `pollWhileProcessing`, it is refetched every 5 s while any document is queued or processing
+ * (used when the SSE stream is down).
  */
-export function useDocuments(options?: { pollWhileProcessing?: boolean }) {
+export function useDocuments(options?: { pollWhileProcessing?: boolean; department?: string | null }) {
   const poll = options?.pollWhileProcessing ?? false;
+  const department = options?.department || null;
   return useQuery({
-    queryKey: queryKeys.documents,
-    queryFn: listDocuments,
+    queryKey: queryKeys.documentList(department),
+    queryFn: () => listDocuments(department),
     refetchInterval: (query) => {
       if (!poll) return false;
       const busy = query.state.data?.documents.some((d) => d.status === 'queued' || d.status === 'processing');
@@ -73,7 +106,8 @@ export function useChunks(documentId: string, enabled = true) {
 export function useIngestDocument() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ file, strategy }: { file: File; strategy: ChunkingStrategy }) => ingestDocument(file, strategy),
+    mutationFn: ({ file, strategy, target }: { file: File; strategy: ChunkingStrategy; target?: UploadTarget }) =>
+      ingestDocument(file, strategy, target),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.documents }),
   });
 }
@@ -108,5 +142,26 @@ export function useDeleteChunk(documentId: string) {
 export function useAskQuestion() {
   return useMutation({
     mutationFn: (body: QueryRequest) => queryDocuments(body),
+  });
+}
+
+/** Every key (admin). */
+export function useKeys() {
+  return useQuery({ queryKey: queryKeys.keys, queryFn: listKeys, staleTime: 0 });
+}
+
+export function useCreateKey() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: KeyCreateRequest) => createKey(body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
+  });
+}
+
+export function useRevokeKey() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (prefix: string) => revokeKey(prefix),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
   });
 }

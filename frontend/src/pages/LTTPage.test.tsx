@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { LTTPage } from './LTTPage';
-import { jsonResponse, makeDocument, mockFetch, renderWithProviders } from '../test/utils';
+import { READER, jsonResponse, makeDocument, mockFetch, renderWithProviders } from '../test/utils';
 
 const oneDocument = { documents: [makeDocument()], total_documents: 1, total_chunks: 4 };
 
@@ -97,6 +97,16 @@ describe('LTTPage', () => {
     renderWithProviders(<LTTPage />);
     expect(await screen.findByText('No documents yet')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: /upload briefing papers/i })).toHaveAttribute('href', '/rag-database');
+  });
+
+  it('does not invite a reader to upload', async () => {
+    mockFetch({
+      'GET /api/v1/documents': () => jsonResponse({ documents: [], total_documents: 0, total_chunks: 0 }),
+    });
+    renderWithProviders(<LTTPage />, { caller: READER });
+    expect(await screen.findByText('No documents yet')).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: /upload briefing papers/i })).not.toBeInTheDocument();
+    expect(screen.getByText(/A member of default uploads briefing papers/)).toBeInTheDocument();
   });
 
   it('reports an unreachable server', async () => {

@@ -4,6 +4,8 @@ import { AskBox } from '../components/AskBox';
 import { AnswerPanel } from '../components/AnswerPanel';
 import { useAskQuestion, useDocuments } from '../lib/queries';
 import { ApiError, errorMessage } from '../lib/api';
+import { canUpload } from '../lib/roles';
+import { useCaller } from '../lib/session';
 
 function queryErrorText(error: unknown): { title: string; message: string } {
   if (error instanceof ApiError) {
@@ -16,6 +18,7 @@ function queryErrorText(error: unknown): { title: string; message: string } {
 }
 
 export function LTTPage() {
+  const caller = useCaller();
   const ask = useAskQuestion();
   const documents = useDocuments();
   const indexed = documents.data?.documents.filter((d) => d.status === 'indexed') ?? [];
@@ -36,10 +39,16 @@ export function LTTPage() {
         {noDocuments && (
           <Alert color="blue" title="No documents yet">
             There is nothing to search yet.{' '}
-            <Anchor component={Link} to="/rag-database">
-              Upload briefing papers on the RAG Database page
-            </Anchor>
-            .
+            {canUpload(caller) ? (
+              <>
+                <Anchor component={Link} to="/rag-database">
+                  Upload briefing papers on the RAG Database page
+                </Anchor>
+                .
+              </>
+            ) : (
+              `A member of ${caller.department} uploads briefing papers; they appear here once indexed.`
+            )}
           </Alert>
         )}
         {documents.isError && (

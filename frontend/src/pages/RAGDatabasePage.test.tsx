@@ -3,8 +3,8 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { RAGDatabasePage } from './RAGDatabasePage';
 import {
-  MockEventSource,
-  installMockEventSource,
+  MockEventStream,
+  installMockEventStream,
   jsonResponse,
   makeDocument,
   mockFetch,
@@ -21,7 +21,7 @@ function listBody(documents: DocumentInfo[]) {
 }
 
 beforeEach(() => {
-  installMockEventSource();
+  installMockEventStream();
 });
 
 describe('RAGDatabasePage', () => {
@@ -58,7 +58,7 @@ describe('RAGDatabasePage', () => {
     renderWithProviders(<RAGDatabasePage />);
 
     const row = await screen.findByRole('article', { name: '基礎設施.pdf' });
-    const source = MockEventSource.latest();
+    const source = MockEventStream.latest();
     expect(source.url).toBe('/api/v1/events');
     act(() => source.open());
     expect(await screen.findByText('Live updates on')).toBeInTheDocument();

@@ -1,11 +1,13 @@
-import { useState } from 'react';
-import { Alert, Badge, Container, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { Alert, Badge, Container, Group, Loader, NativeSelect, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { DocumentList } from '../components/DocumentList';
 import { DocumentUpload } from '../components/DocumentUpload';
 import { useDocuments } from '../lib/queries';
 import { useDocumentEvents } from '../lib/events';
 import { errorMessage } from '../lib/api';
-import type { IngestResponse } from '../types';
+import { canUpload, isAdmin, visibilityOf } from '../lib/roles';
+import { useCaller } from '../lib/session';
+import type { DocumentInfo, IngestResponse } from '../types';
 
 function Stat({ label, value }: { label: string; value: number | string }) {
   return (
@@ -27,11 +29,35 @@ const LIVE_LABEL: Record<string, { text: string; color: string }> = {
   unsupported: { text: 'Live updates unavailable — refreshing periodically', color: 'gray' },
 };
 
+/** Value of the department filter meaning "no filter". */
+const ALL_DEPARTMENTS = '';
+
+/**
+ * The departments an admin can filter by: those seen in any list so far (a filtered list shows
+ * only one department and the shared library, so the options are kept, not recomputed), sorted.
+ */
+function useSeenDepartments(documents: DocumentInfo[] | undefined, own: string): string[] {
+  const [seen, setSeen] = useState<string[]>([own]);
+  useEffect(() => {
+    if (!documents) return;
+    setSeen((prev) => {
+      const next = new Set(prev);
+      for (const d of documents) if (visibilityOf(d) !== 'shared' && d.department) next.add(d.department);
+      return next.size === prev.length ? prev : [...next].sort((a, b) => a.localeCompare(b));
+    });
+  }, [documents]);
+  return seen;
+}
+
 export function RAGDatabasePage() {
+  const caller = useCaller();
+  const admin = isAdmin(caller);
   const eventState = useDocumentEvents();
   const [replacements, setReplacements] = useState<Record<string, string[]>>({});
+  const [department, setDepartment] = useState(ALL_DEPARTMENTS);
   // Poll only when the live stream is down or reconnecting (and only while something is processing).
-  const documents = useDocuments({ pollWhileProcessing: eventState !== 'open' });
+  const documents = useDocuments({ pollWhileProcessing: eventState !== 'open', department: admin ? department : null });
+  const departments = useSeenDepartments(documents.data?.documents, caller.department);
 
   const onUploaded = (response: IngestResponse) => {
     if (response.replaced?.length) {
@@ -50,7 +76,9 @@ export function RAGDatabasePage() {
               RAG Database
             </Title>
             <Text c="dimmed" size="sm">
-              Briefing papers indexed for question answering.
+              {admin
+                ? 'Briefing papers of every department indexed for question answering.'
+                : `Briefing papers of ${caller.department} and the shared library, indexed for question answering.`}
             </Text>
           </div>
           <Badge color={live.color} variant="dot" role="status">
@@ -58,12 +86,33 @@ export function RAGDatabasePage() {
           </Badge>
         </Group>
 
-        <SimpleGrid cols={{ base: 2, sm: 2 }} maw={480}>
-          <Stat label="Documents" value={documents.data?.total_documents ?? '—'} />
-          <Stat label="Chunks" value={documents.data?.total_chunks ?? '—'} />
-        </SimpleGrid>
+        <Group align="flex-end" gap="lg" wrap="wrap">
+          <SimpleGrid cols={{ base: 2, sm: 2 }} maw={480} style={{ flex: '1 1 320px' }}>
+            <Stat label="Documents" value={documents.data?.total_documents ?? '—'} />
+            <Stat label="Chunks" value={documents.data?.total_chunks ?? '—'} />
+          </SimpleGrid>
+          {admin && (
+            <NativeSelect
+              label="Show department"
+              description="Its documents and the shared library"
+              value={department}
+              onChange={(e) => setDepartment(e.currentTarget.value)}
+              data={[
+                { value: ALL_DEPARTMENTS, label: 'All departments' },
+                ...departments.map((d) => ({ value: d, label: d })),
+              ]}
+              w={240}
+            />
+          )}
+        </Group>
 
-        <DocumentUpload existing={documents.data?.documents ?? []} onUploaded={onUploaded} />
+        {canUpload(caller) ? (
+          <DocumentUpload existing={documents.data?.documents ?? []} onUploaded={onUploaded} departments={departments} />
+        ) : (
+          <Alert color="gray" variant="light" title="Read-only access">
+            Your key can read and ask questions; uploading and deleting documents needs a member key.
+          </Alert>
+        )}
 
         <section aria-labelledby="documents-heading">
           <Title order={2} size="h4" id="documents-heading" mb="sm">
@@ -76,7 +125,11 @@ export function RAGDatabasePage() {
             </Alert>
           )}
           {documents.isSuccess && (
-            <DocumentList documents={documents.data.documents} replacements={replacements} />
+            <DocumentList
+              documents={documents.data.documents}
+              replacements={replacements}
+              emptyText={canUpload(caller) ? undefined : 'No documents yet.'}
+            />
           )}
         </section>
       </Stack>

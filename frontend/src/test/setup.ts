@@ -1,11 +1,17 @@
 import '@testing-library/jest-dom/vitest';
 import { afterEach, vi } from 'vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
+import { forgetKey } from '../lib/auth';
+
+// findBy*/waitFor give up after 1 s by default: too short when the 2 cores run several test files.
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => {
   cleanup();
   vi.restoreAllMocks();
   vi.unstubAllGlobals();
+  forgetKey();
+  window.sessionStorage.clear();
 });
 
 // jsdom lacks these browser APIs that Mantine uses.

@@ -7,74 +7,147 @@ import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { vi } from 'vitest';
 import { theme } from '../providers';
-import type { ApiConfig, ChunkInfo, DocumentInfo, Source } from '../types';
+import { storeKey } from '../lib/auth';
+import { SessionContext, SessionProvider, type Session } from '../lib/session';
+import type { ApiConfig, Caller, ChunkInfo, DocumentInfo, Source } from '../types';
 
-export function renderWithProviders(ui: ReactElement, { route = '/' }: { route?: string } = {}) {
+/** Keys of the tests' sessions (any `lgk_` string: the mocked gateway does not check them). */
+export const TEST_KEY = 'lgk_a1b2c3d4_memberSecretMemberSecretMemberSec';
+
+export const MEMBER: Caller = { key_prefix: 'a1b2c3d4', department: 'default', role: 'member' };
+export const READER: Caller = { key_prefix: 'b2c3d4e5', department: 'default', role: 'reader' };
+export const ADMIN: Caller = { key_prefix: 'c3d4e5f6', department: 'ops', role: 'admin' };
+
+export interface RenderOptions {
+  route?: string;
+  /**
+   * The signed-in caller (default MEMBER, with TEST_KEY stored), or `null` to render under the real
+   * SessionProvider, which reads the stored key and asks the mocked `GET /api/v1/whoami`.
+   */
+  caller?: Caller | null;
+}
+
+/** A session that stays signed in as `caller`; `signOut` and `signIn` are spies. */
+export function fixedSession(caller: Caller): Session {
+  return {
+    state: { status: 'signed-in', caller },
+    caller,
+    signIn: vi.fn(async () => caller),
+    signOut: vi.fn(),
+    retry: vi.fn(),
+  };
+}
+
+export function renderWithProviders(ui: ReactElement, { route = '/', caller = MEMBER }: RenderOptions = {}) {
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: Infinity }, mutations: { retry: false } },
   });
+  let session: Session | null = null;
+  if (caller) {
+    storeKey(TEST_KEY);
+    session = fixedSession(caller);
+  }
+  const inner = (
+    <ModalsProvider>
+      <Notifications />
+      <MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter>
+    </ModalsProvider>
+  );
   const result = render(
     <MantineProvider theme={theme} env="test">
       <QueryClientProvider client={queryClient}>
-        <ModalsProvider>
-          <Notifications />
-          <MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter>
-        </ModalsProvider>
+        {session ? (
+          <SessionContext.Provider value={session}>{inner}</SessionContext.Provider>
+        ) : (
+          <SessionProvider>{inner}</SessionProvider>
+        )}
       </QueryClientProvider>
     </MantineProvider>,
   );
-  return { ...result, queryClient };
+  return { ...result, queryClient, session };
 }
 
-/** A controllable stand-in for the browser's EventSource. */
-export class MockEventSource {
-  static instances: MockEventSource[] = [];
-  static readonly CONNECTING = 0;
-  static readonly OPEN = 1;
-  static readonly CLOSED = 2;
+const encoder = new TextEncoder();
+
+/**
+ * A controllable `GET /api/v1/events` answer for the fetch-based SSE client: the request waits
+ * until `open()` (or the first `emit`), then the body streams what `emit` sends.
+ */
+export class MockEventStream {
+  static instances: MockEventStream[] = [];
 
   readonly url: string;
-  readyState = MockEventSource.CONNECTING;
-  private listeners = new Map<string, Set<(event: MessageEvent | Event) => void>>();
+  readonly headers: Record<string, string>;
+  readonly response: Promise<Response>;
+  opened = false;
+  closed = false;
+  private resolve!: (response: Response) => void;
+  private reject!: (error: unknown) => void;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
 
-  constructor(url: string) {
+  constructor(url: string, init?: RequestInit) {
     this.url = url;
-    MockEventSource.instances.push(this);
+    this.headers = { ...((init?.headers as Record<string, string> | undefined) ?? {}) };
+    this.response = new Promise<Response>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    init?.signal?.addEventListener('abort', () => {
+      this.closed = true;
+      const error = new DOMException('aborted', 'AbortError');
+      this.reject(error);
+      try {
+        this.controller?.error(error);
+      } catch {
+        // already closed
+      }
+    });
+    MockEventStream.instances.push(this);
   }
 
-  addEventListener(type: string, listener: (event: MessageEvent | Event) => void) {
-    if (!this.listeners.has(type)) this.listeners.set(type, new Set());
-    this.listeners.get(type)!.add(listener);
-  }
-
-  removeEventListener(type: string, listener: (event: MessageEvent | Event) => void) {
-    this.listeners.get(type)?.delete(listener);
-  }
-
-  close() {
-    this.readyState = MockEventSource.CLOSED;
-  }
-
+  /** Answer 200 `text/event-stream`; tells the client to reconnect after 10 ms if it drops. */
   open() {
-    this.readyState = MockEventSource.OPEN;
-    this.listeners.get('open')?.forEach((l) => l(new Event('open')));
+    if (this.opened) return;
+    this.opened = true;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.controller = controller;
+      },
+    });
+    this.resolve(new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } }));
+    this.send('retry: 10\n: ping\n\n');
+  }
+
+  /** Answer with an HTTP error instead of a stream. */
+  fail(status: number, body: unknown = { detail: `HTTP ${status}` }) {
+    this.opened = true;
+    this.resolve(jsonResponse(body, status));
+  }
+
+  /** Send raw event-stream text. */
+  send(text: string) {
+    this.open();
+    this.controller.enqueue(encoder.encode(text));
   }
 
   emit(type: string, data: unknown) {
-    const event = new MessageEvent(type, { data: JSON.stringify(data) });
-    this.listeners.get(type)?.forEach((l) => l(event));
+    this.send(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
-  static latest(): MockEventSource {
-    const last = MockEventSource.instances[MockEventSource.instances.length - 1];
-    if (!last) throw new Error('no EventSource was created');
+  /** The server ends the stream (the client reconnects). */
+  end() {
+    this.controller.close();
+  }
+
+  static latest(): MockEventStream {
+    const last = MockEventStream.instances[MockEventStream.instances.length - 1];
+    if (!last) throw new Error('no event stream was requested');
     return last;
   }
 }
 
-export function installMockEventSource() {
-  MockEventSource.instances = [];
-  vi.stubGlobal('EventSource', MockEventSource);
+export function installMockEventStream() {
+  MockEventStream.instances = [];
 }
 
 export function jsonResponse(body: unknown, status = 200) {
@@ -92,10 +165,15 @@ export const TEST_CONFIG: ApiConfig = {
 
 /**
  * Mock fetch by "METHOD /path" (path without query string). Unmatched calls fail the test loudly.
- * `GET /api/v1/config` answers `TEST_CONFIG` unless `routes` says otherwise.
+ * `GET /api/v1/config` answers `TEST_CONFIG` and `GET /api/v1/events` a new `MockEventStream`
+ * unless `routes` says otherwise.
  */
 export function mockFetch(routes: Record<string, Handler>) {
-  routes = { 'GET /api/v1/config': () => jsonResponse(TEST_CONFIG), ...routes };
+  routes = {
+    'GET /api/v1/config': () => jsonResponse(TEST_CONFIG),
+    'GET /api/v1/events': (url, init) => new MockEventStream(url, init).response,
+    ...routes,
+  };
   const spy = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const method = (init?.method ?? 'GET').toUpperCase();
@@ -113,6 +191,7 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
     document_id: 'doc-1',
     filename: 'report.pdf',
     department: 'default',
+    visibility: 'department',
     file_type: 'pdf',
     strategy: 'token',
     strategy_used: 'token',
@@ -206,6 +285,8 @@ export function makeSource(overrides: Partial<Source> = {}): Source {
     matched_by: 'dense',
     matched_terms: [],
     also_in: [],
+    department: 'default',
+    visibility: 'department',
     ...overrides,
   };
 }
