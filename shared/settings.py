@@ -113,6 +113,13 @@ class Settings(BaseSettings):
 
     # --- consumers -------------------------------------------------------------------
     handler_max_attempts: int = 3
+    # Records a stage reads ahead (queued + running) before it pauses its partitions; they are
+    # small events (MinIO keys), so reading far ahead costs little and lets the department-fair
+    # dispatch see another department's paper behind a bulk upload.
+    stage_max_buffered: int = 10_000
+    # Documents the embedder works on at once; their texts share one request stream, one text
+    # per department in turn (services/embedder/batcher.py).
+    embedder_concurrency: int = 4
     handler_retry_base_s: float = 0.5
 
     # --- query -----------------------------------------------------------------------

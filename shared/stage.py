@@ -29,15 +29,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
+from aiokafka import ConsumerRebalanceListener
 from faststream import AckPolicy, Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka import KafkaBroker
 
 from shared import storage, topics
+from shared.dispatch import QueueRebalance, fair_handler
 from shared.errors import DocumentError
 from shared.events import DeadLetter, EventBase, ProgressEvent, Stage as StageName, Status
 from shared.kafka import StagePublishers, make_broker, stage_publishers
@@ -45,9 +47,7 @@ from shared.metrics import DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
 from shared.settings import Settings, get_settings
 from shared.storage import ObjectStore, open_store
 from shared.worker import make_app
-
-if TYPE_CHECKING:
-    from faststream.kafka.subscriber.usecase import DefaultSubscriber  # what broker.subscriber returns
+from shared.workqueue import WorkQueue
 
 log = logging.getLogger("legco.stage")
 T = TypeVar("T")
@@ -92,6 +92,7 @@ class Stage:
         self.broker: KafkaBroker = make_broker(self._settings, service)
         self.pubs: StagePublishers = stage_publishers(self.broker, output_topic)
         self.app: AsgiFastStream = make_app(self.broker, lifespan=self._lifespan)
+        self.queues: list[WorkQueue] = []
         self.provide(settings=self._settings)
 
     # --- clients ------------------------------------------------------------------------
@@ -120,16 +121,39 @@ class Stage:
     async def _lifespan(self) -> AsyncIterator[None]:
         async with self._clients(self._settings) as clients:
             self.provide(**clients)
-            yield
+            try:
+                yield
+            finally:  # unfinished work is not committed: its records come again after a restart
+                for queue in self.queues:
+                    await queue.close()
 
     # --- subscriptions ------------------------------------------------------------------
-    def subscriber(self, topic: str, *, group: str | None = None, **kwargs: Any) -> DefaultSubscriber:
-        """``broker.subscriber`` under the contract: the stage's consumer group, offsets
-        committed after the handler returned, one record per poll (a document's work is long)."""
-        kwargs.setdefault("max_poll_records", 1)
-        sub: DefaultSubscriber = self.broker.subscriber(topic, group_id=group or self.group, ack_policy=AckPolicy.ACK,
-                                                        **kwargs)
-        return sub
+    def subscriber(self, topic: str, *, group: str | None = None, concurrency: int = 1,
+                   serial: Callable[[Any], Hashable | None] | None = None,
+                   listener: ConsumerRebalanceListener | None = None,
+                   **kwargs: Any) -> Callable[[Callable[..., Awaitable[None]]], Any]:
+        """Subscribe a handler under the contract, with department-fair dispatch.
+
+        The handler (first parameter the event, further parameters clients from the context)
+        runs through a ``WorkQueue``: the consumer reads ahead, the queue starts the work of the
+        departments in turn (first-in, first-out within one), ``concurrency`` at a time, and
+        commits each partition's offset once every record before it is done (at-least-once,
+        as the handlers are idempotent). ``serial(event)`` names events that must not run at
+        once (default: those of one document, so a redelivered event never races its first copy); ``listener`` is called on rebalances
+        after the queue dropped the revoked partitions' records.
+        """
+        queue = WorkQueue(f"{self.service}:{topic}", concurrency=concurrency,
+                          max_buffered=self._settings.stage_max_buffered)
+        self.queues.append(queue)
+        kwargs.setdefault("max_poll_records", 50)
+        sub = self.broker.subscriber(topic, group_id=group or self.group, ack_policy=AckPolicy.MANUAL,
+                                     listener=QueueRebalance(queue, listener), **kwargs)
+
+        def decorate(fn: Callable[..., Awaitable[None]]) -> Any:
+            return sub(fair_handler(fn, queue, key=lambda e: e.department,
+                                    serial=serial or (lambda e: e.document_id)))
+
+        return decorate
 
     async def emit(self, event: EventBase) -> None:
         """Publish ``event`` to the stage's output topic, keyed by document id."""

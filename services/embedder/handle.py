@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from services.embedder.batcher import EmbedFn
 from services.embedder.search_text import (
     chunk_search_text,
     content_chars,
@@ -17,7 +18,6 @@ from services.embedder.search_text import (
     text_sha,
 )
 from shared import storage
-from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked
 from shared.lang import detect_language
 from shared.metrics import CHUNKS
@@ -46,7 +46,7 @@ def chunk_metadata(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, la
 
 
 async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: VectorStore,
-                          embedder: EmbeddingClient, settings: Settings, report: Report) -> int | None:
+                          embed: EmbedFn, settings: Settings, report: Report) -> int | None:
     """Embed and upsert every non-empty chunk of one document; returns the chunk count stored.
 
     Idempotent: ids are ``{document_id}_{chunk_index}`` and written with ``upsert``.
@@ -66,7 +66,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     for start in range(0, total, step):
         batch = chunks[start:start + step]
         texts = [chunk_search_text(c) for c in batch]
-        embeddings = await embedder.embed_passages(texts)
+        embeddings = await embed(texts)
         metas = [chunk_metadata(event, chunk_set, c, lang) for c in batch]
         questions = [(c, m, q) for c, m in zip(batch, metas, strict=True)
                      if (q := question_search_text(title, c)) is not None]
@@ -78,7 +78,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
             vectors.upsert, [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch], metas)
         questions = [(c, {**m, "vector_sha": m["question_sha"]}, q) for c, m, q in questions]
         if questions:
-            q_emb = await embedder.embed_passages([q for _, _, q in questions])
+            q_emb = await embed([q for _, _, q in questions])
             await asyncio.to_thread(vectors.upsert_questions, [c.chunk_id(doc_id) for c, _, _ in questions],
                                     q_emb, [q for _, _, q in questions], [m for _, m, _ in questions])
         for e in embeddings:

@@ -14,11 +14,12 @@ from typing import Annotated, Any
 
 from faststream import Context
 
+from services.embedder.batcher import FairBatcher
 from services.embedder.handle import embed_and_store
 from shared import topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, DocumentIndexed
-from shared.settings import Settings
+from shared.settings import Settings, get_settings
 from shared.stage import SettingsDep, Stage, StoreDep
 from shared.storage import open_store
 from shared.vectorstore import VectorStore
@@ -26,24 +27,31 @@ from shared.vectorstore import VectorStore
 
 @asynccontextmanager
 async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
-    """MinIO, Chroma and the embeddings endpoint, once per process."""
-    yield {"store": await open_store(settings), "vectors": VectorStore(settings),
-           "embedder": EmbeddingClient(settings)}
+    """MinIO, Chroma, the embeddings endpoint and the request stream the documents being embedded
+    share (``FairBatcher``), once per process."""
+    embedder = EmbeddingClient(settings)
+    batcher = FairBatcher(embedder.embed_passages, settings.embeddings_batch_size)
+    try:
+        yield {"store": await open_store(settings), "vectors": VectorStore(settings), "embedder": embedder,
+               "batcher": batcher}
+    finally:
+        await batcher.close()
 
 
 stage = Stage("embedder", progress_stage="embedding", output_topic=topics.INDEXED, clients=open_clients)
 VectorsDep = Annotated[VectorStore, Context("vectors")]
-EmbedderDep = Annotated[EmbeddingClient, Context("embedder")]
+BatcherDep = Annotated[FairBatcher, Context("batcher")]
 
 
-@stage.subscriber(topics.CHUNKED)
-async def on_chunked(event: DocumentChunked, store: StoreDep, vectors: VectorsDep, embedder: EmbedderDep,
+@stage.subscriber(topics.CHUNKED, concurrency=get_settings().embedder_concurrency)
+async def on_chunked(event: DocumentChunked, store: StoreDep, vectors: VectorsDep, batcher: BatcherDep,
                      settings: SettingsDep) -> None:
     """Embed one chunked document under the consumer contract; emit ``documents.indexed`` (the
     query service updates its keyword index from it) and report ``indexed``."""
     report = partial(stage.progress, event)
+    embed = partial(batcher.embed_passages, key=event.department)
     stored = await stage.run(event, topics.CHUNKED,
-                             lambda: embed_and_store(event, store, vectors, embedder, settings, report))
+                             lambda: embed_and_store(event, store, vectors, embed, settings, report))
     if stored is not None:
         await stage.emit(DocumentIndexed(document_id=event.document_id, department=event.department,
                                          filename=event.filename, strategy=event.strategy,

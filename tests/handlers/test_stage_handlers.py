@@ -8,6 +8,7 @@ import uuid
 import pytest
 from faststream.kafka import TestKafkaBroker
 
+from services.embedder.batcher import FairBatcher
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, DocumentIndexed, DocumentParsed, DocumentTablesDone, DocumentUploaded
@@ -36,8 +37,9 @@ def svc(settings):
     store.ensure_bucket()
     parser.stage.provide(settings=settings, store=store)
     splitter.stage.provide(settings=settings, store=store)
-    embedder.stage.provide(settings=settings, store=store, vectors=VectorStore(settings),
-                           embedder=EmbeddingClient(settings))
+    client = EmbeddingClient(settings)
+    embedder.stage.provide(settings=settings, store=store, vectors=VectorStore(settings), embedder=client,
+                           batcher=FairBatcher(client.embed_passages, settings.embeddings_batch_size))
     return parser, splitter, embedder
 
 
@@ -125,10 +127,10 @@ async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store)
     cs = ChunkSet(document_id=doc_id, filename="t.txt", strategy="token", strategy_used="token",
                   file_type="txt", chunks=[{"chunk_index": 0, "text": "立法會 test"}])
     store.put_json(storage.chunks_key(doc_id), cs)
-    good = embedder.stage.client("embedder")
+    good = embedder.stage.client("batcher")
     down = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1"))  # nothing listens
     down.client = down.client.with_options(max_retries=0, timeout=2)
-    embedder.stage.provide(embedder=down)
+    embedder.stage.provide(batcher=FairBatcher(down.embed_passages, 8))
     try:
         async with TestKafkaBroker(embedder.stage.broker) as br:
             await br.publish(DocumentChunked(document_id=doc_id, filename="t.txt", strategy="token",
@@ -139,7 +141,7 @@ async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store)
             embedder.stage.pubs.output.mock.assert_not_called()  # nothing indexed: no documents.indexed
             last = embedder.stage.pubs.progress.mock.call_args.args[0]
     finally:
-        embedder.stage.provide(embedder=good)
+        embedder.stage.provide(batcher=good)
     assert dead["attempts"] == settings.handler_max_attempts and dead["source_topic"] == topics.CHUNKED
     assert dead["payload"]["document_id"] == doc_id
     assert last["status"] == "failed" and "dead-letter" in last["error"]
