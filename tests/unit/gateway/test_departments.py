@@ -280,3 +280,35 @@ def test_an_upload_kafka_does_not_take_is_undone(st: Stack) -> None:
     assert resp.status_code == 503 and "Kafka" in resp.json()["detail"]
     assert documents_objects(st) == before
     assert "k.txt" not in {r.filename for r in st.gw.registry.list()}
+
+
+async def test_documents_from_before_departments_belong_to_default() -> None:
+    """A manifest written before departments (no visibility, no upload sequence) loads as
+    department ``default``, visibility ``department``: admins and ``default`` keys see it."""
+    st = Stack()
+    old = "e" * 32
+    st.gw.store.objects[f"documents/{old}/manifest.json"] = json.dumps({
+        "document_id": old, "filename": "old.pdf", "department": "default", "strategy": "token",
+        "status": "indexed", "stage": "indexed", "chunk_count": 3,
+        "upload_date": "2025-01-01T00:00:00+00:00"}).encode()
+    await st.gw.registry.load()
+    rec = st.gw.registry.get(old)
+    assert rec is not None and (rec.department, rec.visibility, rec.upload_seq) == ("default", "department", 0)
+    default_member = "lgk_d1d1d1d1_" + "d" * 32
+    st.state.keys.records.update(key_store(st.gw.store, (default_member, "default", "member")).records)
+    assert old in listed(st.client(default_member)) and old in listed(st.client(ADMIN_KEY))
+    assert old not in listed(st.client(A_MEMBER))
+    new = st.client(default_member).post("/api/v1/ingest", files={"file": ("old.pdf", b"%PDF", "application/pdf")})
+    assert new.json()["replaced"] == [old]  # a re-upload replaces it like any other copy
+
+
+def test_uploads_are_counted_by_department(st: Stack) -> None:
+    from shared.metrics import REGISTRY
+
+    def count() -> float:
+        return REGISTRY.get_sample_value("legco_documents_total", {"stage": "upload", "outcome": "accepted",
+                                                                   "department": "dept-b"}) or 0.0
+
+    before = count()
+    st.client(B_MEMBER).post("/api/v1/ingest", files={"file": ("m.txt", b"text", "text/plain")})
+    assert count() == before + 1
