@@ -90,7 +90,7 @@ async def fold_progress(state: GatewayState, event: ProgressEvent) -> DocumentRe
         if rec is None:
             return None
         new = apply_progress(rec, event)
-        outcome = settle(new, registry.same_name(new))
+        outcome = settle(new, registry.same_name(new)) if new.status in TERMINAL else Settlement()
         if outcome.superseded and await _delete(state, new.document_id,
                                                 f"a newer {new.filename!r} of {new.department} is indexed"):
             return None

@@ -27,6 +27,7 @@ from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import BAD, FIXTURES, REAL
 from tests.e2e.helpers import wait_terminal
+from tests.infra import OFFSET
 
 DEPT_A, DEPT_B, LIBRARY = "iso-a", "iso-b", "iso-library"
 MISSING = "f" * 32
@@ -328,6 +329,12 @@ def test_an_upload_while_kafka_is_stopped_gets_503_and_leaves_nothing(deps):
     while httpx.get(f"{deps.stack.gateway_url}/healthz", timeout=10).status_code != 200:
         assert time.monotonic() < deadline, "the stack did not recover after Kafka restarted"
         time.sleep(1.0)
+    query_service = f"http://127.0.0.1:{8104 + OFFSET}/healthz"
+    docs_before = httpx.get(query_service, timeout=10).json()["keyword_index"]["documents"]
     after = upload(deps.a, name=name, data="卡夫卡恢復後的上載。".encode())  # the pipeline works again
     assert wait_terminal(deps.admin, [after["document_id"]], timeout_s=300)[after["document_id"]]["status"] == "indexed"
     assert len([d for d in listed(deps.admin).values() if d["filename"] == name]) == 1
+    deadline = time.monotonic() + 60  # and the query service follows the index events again
+    while httpx.get(query_service, timeout=10).json()["keyword_index"]["documents"] != docs_before + 1:
+        assert time.monotonic() < deadline, "the query service did not follow documents.indexed after the restart"
+        time.sleep(0.5)

@@ -93,12 +93,16 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
         upload_date=now, updated_at=now, size_bytes=len(data), sha256=sha,
         file_type=cast("FileType", PurePath(filename).suffix.lower().lstrip("."))))  # checked above
     try:
-        await state.registry.put(record)  # SSE clients of the department get the queued record
+        await state.registry.put(record)  # the manifest; SSE clients of the department get the queued record
+    except Exception:
+        await undo_upload(state, doc_id)
+        raise
+    try:
         await asyncio.wait_for(state.uploads.publish(DocumentUploaded(
             document_id=doc_id, department=dept, visibility=vis, filename=filename, strategy=strategy,
             object_key=storage.original_key(doc_id), size_bytes=len(data), sha256=sha,
             upload_date=now), key=doc_id.encode()), timeout=s.publish_timeout_s)
-    except Exception as e:  # noqa: BLE001 - Kafka (or MinIO) unreachable: undone, answered 503
+    except Exception as e:  # noqa: BLE001 - Kafka unreachable (a timeout or a broker error): undone, 503
         log.warning("upload %s of %s not handed to the pipeline (%s: %s); undone", doc_id, filename,
                     type(e).__name__, e)
         await undo_upload(state, doc_id)
