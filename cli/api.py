@@ -86,17 +86,23 @@ async def call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any)
     return body
 
 
-async def upload(client: httpx.AsyncClient, path: Path, strategy: str) -> dict[str, Any]:
-    """``POST /api/v1/ingest?strategy=`` with the file as multipart field ``file``.
+async def upload(client: httpx.AsyncClient, path: Path, strategy: str, department: str | None = None,
+                 shared: bool = False) -> dict[str, Any]:
+    """``POST /api/v1/ingest?strategy=&department=&visibility=`` with the file as multipart field
+    ``file``; ``department`` and ``shared`` (the shared library) are for admin keys.
 
-    Returns ``{document_id, filename, strategy, status, replaced}``.
+    Returns ``{document_id, filename, strategy, status, department, visibility, replaced}``
+    (``replaced``: the same-named documents it replaces once indexed).
 
     Raises:
-        ApiError: e.g. 400 unsupported type/empty file, 413 too large.
+        ApiError: e.g. 400 unsupported type/empty file, 403 another department, 413 too large,
+            503 the pipeline is unreachable (nothing kept).
         OSError: the file cannot be read.
     """
     data = await asyncio.to_thread(path.read_bytes)
-    return await call(client, "POST", f"{API}/ingest", params={"strategy": strategy},
+    params = {"strategy": strategy, **({"department": department} if department else {}),
+              **({"visibility": "shared"} if shared else {})}
+    return await call(client, "POST", f"{API}/ingest", params=params,
                       files={"file": (path.name, data, "application/octet-stream")})
 
 

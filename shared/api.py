@@ -15,6 +15,7 @@ Server-Sent Events (``GET /api/v1/events``): event ``document`` carries a whole 
 (JSON) after each change to it (upload, each progress step, a chunk deleted); event ``deleted``
 carries ``DeletedNotice`` when a document is gone (deleted, or replaced by a same-named upload).
 Clients replace their copy of the record; they never fold the pipeline's progress events.
+Each SSE client receives only the documents its key may see.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from shared.events import Status
-from shared.models import FileType, StrategyName
+from shared.models import FileType, StrategyName, Visibility
 
 MatchedBy = Literal["dense", "question-line", "keyword"]
 """The retrieval signal under which a source ranked best (see ``Source``)."""
@@ -114,11 +115,20 @@ class DocumentRecord(ApiResponse):
     it failed). Times are ISO-8601 UTC strings; ``updated_at`` is the time of the last progress
     step. ``strategy_used`` is the strategy that produced the chunks (``token`` when a question-
     strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``.
+
+    ``department`` owns the document; ``visibility`` ``department`` = only that department's keys
+    (and admins) see it, ``shared`` = the shared library, readable and queryable by every
+    department, replaced or deleted by admins only. Manifests written before departments
+    existed read as department ``default``, visibility ``department``. ``upload_seq`` orders
+    uploads (nanoseconds since the epoch, strictly increasing per gateway; 0 for documents
+    uploaded before it existed): a same-named document of the same department and visibility
+    with a higher ``upload_seq`` replaces this one once it is indexed.
     """
 
     document_id: str
     filename: str
     department: str = "default"
+    visibility: Visibility = "department"
     file_type: FileType | None = None
     strategy: StrategyName
     strategy_used: str | None = None
@@ -130,6 +140,7 @@ class DocumentRecord(ApiResponse):
     page_count: int | None = None
     chunk_count: int = 0
     upload_date: str
+    upload_seq: int = 0
     updated_at: str | None = None
     size_bytes: int = 0
     sha256: str = ""
@@ -144,18 +155,27 @@ class DeletedNotice(ApiResponse):
 
 
 class IngestResponse(ApiResponse):
-    """``POST /api/v1/ingest`` (202): the new document's id; ``replaced`` lists the ids of the
-    same-named documents this upload replaced."""
+    """``POST /api/v1/ingest`` (202): the new document's id and the department and visibility it
+    was filed under.
+
+    ``replaced`` lists the ids of the same-named documents of that department and visibility
+    that this upload *will* replace once it is indexed: until then they stay listed and
+    searchable, and if this upload fails they stay (the failed one is listed with its reason).
+    """
 
     document_id: str
     filename: str
     strategy: StrategyName
     status: Status
+    department: str
+    visibility: Visibility
     replaced: list[str] = []
 
 
 class DocumentListResponse(ApiResponse):
-    """``GET /api/v1/documents``: every document, newest upload first, with totals."""
+    """``GET /api/v1/documents``: every document the caller may see (its department's and the
+    shared library; an admin: all, or one department's and the shared library), newest upload
+    first, with totals."""
 
     documents: list[DocumentRecord]
     total_documents: int
@@ -203,6 +223,7 @@ class ChunkInfo(ApiResponse):
     scanned: bool | None = Field(None, exclude_if=_absent)
     file_type: str | None = Field(None, exclude_if=_absent)
     department: str | None = Field(None, exclude_if=_absent)
+    visibility: Visibility | None = Field(None, exclude_if=_absent)
 
 
 class ChunkListResponse(ApiResponse):
@@ -256,6 +277,16 @@ class QueryRequest(BaseModel):
         return v.strip() if v is not None else None
 
 
+class ScopedQueryRequest(QueryRequest):
+    """What the gateway sends the query service: the caller's ``QueryRequest`` and the
+    departments whose documents it may read. ``None``: every department (an admin without a
+    department filter); a list: only chunks of those departments, plus the shared library
+    (``visibility`` ``shared``) — in the dense search, the question-line search, the keyword
+    index and hence ``also_in``. ``document_ids`` outside that scope match nothing."""
+
+    departments: list[str] | None = None
+
+
 class Rendition(ApiResponse):
     """The same passage in another document (e.g. the DOCX of a PDF paper)."""
 
@@ -276,6 +307,8 @@ class Source(ApiResponse):
     line) or ``"keyword"`` (BM25 on the query's words or their dictionary translations).
     ``matched_terms``: the query words (or their translations, ``"特惠 (ex gratia)"``) found
     in the chunk. ``also_in``: the same passage in other documents (collapsed into this one).
+    ``department``: the department of the source's document; ``visibility``: ``shared`` when
+    it is in the shared library (the UI then says "shared").
     """
 
     chunk_id: str
@@ -294,6 +327,8 @@ class Source(ApiResponse):
     matched_by: MatchedBy = "dense"
     matched_terms: list[str] = Field(default_factory=list)
     also_in: list[Rendition] = Field(default_factory=list)
+    department: str = "default"
+    visibility: Visibility = "department"
 
 
 class QueryResponse(ApiResponse):

@@ -1,8 +1,10 @@
 """Versioned pydantic event models carried on the Kafka topics of ``shared.topics``.
 
 Events carry references to MinIO objects (keys), never page images or big texts.
-Every event has ``document_id`` (the Kafka message key), ``department`` (tenant key, for the
-per-department isolation that comes later) and ``event_version``.
+Every event has ``document_id`` (the Kafka message key), ``department`` (the department the
+document belongs to) and ``visibility`` (``department``: readable by that department only;
+``shared``: by every department), both set by the gateway on upload and copied by every stage
+into the events it derives, and ``event_version``.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.models import FileType, StrategyName
+from shared.models import FileType, StrategyName, Visibility
 
 Stage = Literal["uploaded", "parsing", "tables", "splitting", "embedding", "indexed", "failed"]
 Status = Literal["queued", "processing", "indexed", "failed"]
@@ -30,6 +32,7 @@ class EventBase(BaseModel):
     event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     document_id: str
     department: str = "default"
+    visibility: Visibility = "department"  # events written before visibility existed: "department"
     ts: str = Field(default_factory=utcnow)
 
 

@@ -2,7 +2,9 @@
 
 Each service process has one ``REGISTRY``; FastStream's ``KafkaPrometheusMiddleware`` adds
 per-topic consumer/producer metrics to it, and the pipeline metrics below count documents,
-pages and chunks per stage, stage latency and failures by reason.
+pages and chunks per stage, stage latency and failures by reason. Documents, pages, failures
+and queries carry a ``department`` label (the document's department; for queries the caller's
+scope: its department, or ``all`` for an admin without a department filter).
 """
 from __future__ import annotations
 
@@ -16,12 +18,13 @@ if TYPE_CHECKING:
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
-DOCUMENTS = Counter("legco_documents_total", "Documents handled by a stage, by outcome",
-                    ["stage", "outcome"], registry=REGISTRY)
-PAGES = Counter("legco_pages_total", "Pages processed by a stage", ["stage"], registry=REGISTRY)
+DOCUMENTS = Counter("legco_documents_total", "Documents handled by a stage, by outcome and department",
+                    ["stage", "outcome", "department"], registry=REGISTRY)
+PAGES = Counter("legco_pages_total", "Pages processed by a stage, by department", ["stage", "department"],
+                registry=REGISTRY)
 CHUNKS = Counter("legco_chunks_total", "Chunks processed by a stage", ["stage"], registry=REGISTRY)
-FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reason code",
-                   ["stage", "reason"], registry=REGISTRY)
+FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reason code and department",
+                   ["stage", "reason", "department"], registry=REGISTRY)
 RETRIES = Counter("legco_handler_retries_total", "Handler attempts that raised and were retried",
                   ["stage"], registry=REGISTRY)
 STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on one document (s)",
@@ -29,6 +32,8 @@ STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on 
                           buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300))
 QUERY_LATENCY = Histogram("legco_query_latency_seconds", "Query service latency (s)", ["mode"],
                           registry=REGISTRY, buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))
+QUERIES = Counter("legco_queries_total", "Questions answered, by the caller's department (or all) and answer mode",
+                  ["department", "mode"], registry=REGISTRY)
 
 # --- table stage (services/tables) ------------------------------------------------------
 PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG for the vision LLM",

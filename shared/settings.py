@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     query_service_url: str = "http://127.0.0.1:8104"
     query_forward_timeout_s: float = 120.0   # gateway → query service, per request
     query_forward_attempts: int = 2          # a refused connection is tried once more (shared.retry)
+    # How long an upload waits for Kafka to accept its documents.uploaded event; past it (Kafka
+    # down) the upload is undone and answered 503, so no document waits queued for nothing.
+    publish_timeout_s: float = 10.0
     # Consumer-group suffix of the query service (``query-<instance>``): every replica keeps its
     # own keyword index and must see every documents.indexed / documents.deleted event, so each
     # needs a distinct value. Default: the host name (a k8s pod's or a container's name); set it

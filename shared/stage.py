@@ -201,7 +201,7 @@ class Stage:
             try:
                 result = await work()
                 STAGE_LATENCY.labels(self.progress_stage).observe(time.perf_counter() - start)
-                DOCUMENTS.labels(self.progress_stage, "ok").inc()
+                DOCUMENTS.labels(self.progress_stage, "ok", event.department).inc()
                 return result
             except DocumentError as e:
                 await self.fail(event, e.reason, e.code)
@@ -230,8 +230,8 @@ class Stage:
 
     async def fail(self, event: EventBase, reason: str, code: str) -> None:
         """Mark a document failed: count it and publish a terminal progress event with ``reason``."""
-        FAILURES.labels(self.progress_stage, code).inc()
-        DOCUMENTS.labels(self.progress_stage, "failed").inc()
+        FAILURES.labels(self.progress_stage, code, event.department).inc()
+        DOCUMENTS.labels(self.progress_stage, "failed", event.department).inc()
         await self.progress(event, stage="failed", status="failed", error=reason)
 
 

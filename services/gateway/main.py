@@ -2,9 +2,10 @@
 
 Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a
 delete); keeps the document registry by consuming ``documents.progress`` (consumer group per
-gateway instance, from the earliest offset, so a restarted gateway catches up); streams each
-changed record over SSE; forwards ``/api/v1/query`` to the query service; serves the built
-frontend at ``/``.
+gateway instance, from the earliest offset, so a restarted gateway catches up) and deletes
+replaced copies when their successor is indexed; streams each changed record over SSE to the
+clients whose key may see it; forwards ``/api/v1/query`` to the query service with the caller's
+department scope; serves the built frontend at ``/``.
 Run: ``python -m services.gateway``.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from services.gateway.auth.middleware import AuthMiddleware
 from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
 from services.gateway.registry import Registry
+from services.gateway.replacement import fold_progress
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
 from shared import topics
@@ -63,7 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
                            auto_offset_reset="earliest", ack_policy=AckPolicy.ACK)
         async def on_progress(event: ProgressEvent) -> None:
-            await registry.apply(event)  # sends the folded record to SSE clients
+            await fold_progress(state, event)  # retires replaced copies, sends the record to SSE clients
 
         app.state.gateway = state
         await broker.start()

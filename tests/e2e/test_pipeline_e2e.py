@@ -206,7 +206,7 @@ def test_sse_streams_document_records_to_indexed(stack, api):
 def test_metrics_exposed(api, stack):
     import httpx
     text = api.get("/metrics").text
-    assert 'legco_documents_total{outcome="accepted",stage="upload"}' in text
+    assert 'legco_documents_total{department="default",outcome="accepted",stage="upload"}' in text
     for port in (8101, 8102, 8103):
         body = httpx.get(f"http://127.0.0.1:{port + OFFSET}/metrics").text
         assert "legco_documents_total" in body

@@ -57,8 +57,10 @@ def register(store: ObjectStore, data: bytes) -> str:
     return doc_id
 
 
-def uploaded(doc_id: str, name: str, strategy: str = "question") -> DocumentUploaded:
-    return DocumentUploaded(document_id=doc_id, filename=name, strategy=strategy,
+def uploaded(doc_id: str, name: str, strategy: str = "question", department: str = "default",
+             visibility: str = "department") -> DocumentUploaded:
+    return DocumentUploaded(document_id=doc_id, filename=name, strategy=strategy, department=department,
+                            visibility=visibility,
                             object_key=storage.original_key(doc_id), size_bytes=1, sha256="x",
                             upload_date="2026-11-29T00:00:00+00:00")
 
@@ -98,16 +100,18 @@ async def test_parser_skips_deleted_document(svc):
 
 
 async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
+    """… and the upload's department and visibility reach every event and every vector."""
     parser, splitter, embedder = svc
     doc_id = register(store, (FIXTURES / "E_基礎設施.txt").read_bytes())
     async with TestKafkaBroker(parser.stage.broker) as br:
-        await br.publish(uploaded(doc_id, "E.txt"), topics.UPLOADED)
+        await br.publish(uploaded(doc_id, "E.txt", department="legco", visibility="shared"), topics.UPLOADED)
         parsed = parser.stage.pubs.output.mock.call_args.args[0]
     async with TestKafkaBroker(splitter.stage.broker) as br:   # a TXT: the table stage passes its pages on
         await br.publish(DocumentTablesDone.model_validate(parsed), topics.TABLES)
         chunked = DocumentChunked.model_validate(splitter.stage.pubs.output.mock.call_args.args[0])
     chunk_set = ChunkSet.model_validate(store.get_json(chunked.chunks_key))
     assert chunked.strategy_used == "question" and chunked.chunk_count == len(chunk_set.chunks)
+    assert (chunked.department, chunked.visibility) == ("legco", "shared")
     assert {c.metadata.get("question_id") for c in chunk_set.chunks} >= {"A1", "D7", "O4"}
     async with TestKafkaBroker(embedder.stage.broker) as br:
         await br.publish(chunked, topics.CHUNKED)
@@ -118,7 +122,13 @@ async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
     assert final["status"] == "indexed" and final["chunk_count"] == chunked.chunk_count
     assert done.document_id == doc_id and done.chunk_count == chunked.chunk_count
     assert embedder.stage.client('vectors').count_document(doc_id) == chunked.chunk_count  # no duplicates
-    embedder.stage.client('vectors').delete_document(doc_id)
+    assert (done.department, done.visibility) == ("legco", "shared")
+    vectors = embedder.stage.client("vectors")
+    where = {"document_id": doc_id}
+    for coll in (vectors.collection, vectors.questions, vectors.stats):
+        metas = coll.get(where=where, include=["metadatas"])["metadatas"]
+        assert metas and {(m["department"], m["visibility"]) for m in metas} == {("legco", "shared")}
+    vectors.delete_document(doc_id)
 
 
 async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store):
