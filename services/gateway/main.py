@@ -24,6 +24,7 @@ from services.gateway.auth.keys import KeyStore
 from services.gateway.auth.middleware import AuthMiddleware
 from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
+from services.gateway.progress import fold_progress
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
@@ -61,9 +62,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                              http=httpx.AsyncClient())
 
         @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
-                           auto_offset_reset="earliest", ack_policy=AckPolicy.ACK)
+                           auto_offset_reset="earliest", ack_policy=AckPolicy.NACK_ON_ERROR)
         async def on_progress(event: ProgressEvent) -> None:
-            await registry.apply(event)  # sends the folded record to SSE clients
+            await fold_progress(state, event)  # committed only once the manifest is written
 
         app.state.gateway = state
         await broker.start()

@@ -192,6 +192,7 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
     filename: 'report.pdf',
     department: 'default',
     visibility: 'department',
+    waiting_for: null,
     file_type: 'pdf',
     strategy: 'token',
     strategy_used: 'token',
