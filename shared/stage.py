@@ -243,9 +243,10 @@ class Stage:
         s = self.settings
         lasted = self.outages.down(dependency)
         if lasted >= s.outage_limit_s:
-            reason = (f"{dependency} could not be reached for {lasted / 60:.0f} minutes while the "
-                      f"{self.progress_stage} stage worked on this document; the event was moved to "
-                      "the dead-letter topic and can be replayed once it is back.")
+            took = f"{lasted / 60:.0f} minutes" if lasted >= 120 else f"{lasted:.0f} seconds"
+            reason = (f"{dependency} could not be reached for {took} while the {self.progress_stage} "
+                      "stage worked on this document; the event was moved to the dead-letter topic "
+                      "and can be replayed once it is back.")
             await self.dead_letter(event, topic, error, 0, reason=reason)
             return False
         if waits == 0:
