@@ -114,7 +114,8 @@ class DocumentRecord(ApiResponse):
     ``page_count`` is set once the document is parsed; ``chunk_count`` once it is indexed (0 when
     it failed). Times are ISO-8601 UTC strings; ``updated_at`` is the time of the last progress
     step. ``strategy_used`` is the strategy that produced the chunks (``token`` when a question-
-    strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``.
+    strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``;
+    ``waiting_for`` names the dependency (MinIO, Chroma …) the current stage waits for while it is down.
 
     ``department`` owns the document; ``visibility`` ``department`` = only that department's keys
     (and admins) see it, ``shared`` = the shared library, readable and queryable by every
@@ -145,6 +146,7 @@ class DocumentRecord(ApiResponse):
     size_bytes: int = 0
     sha256: str = ""
     error: str | None = None
+    waiting_for: str | None = None
     warnings: list[str] = Field(default_factory=list)
 
 

@@ -162,6 +162,7 @@ class ProgressEvent(EventBase):
     file_type: FileType | None = None
     strategy_used: str | None = None
     error: str | None = None
+    waiting_for: str | None = None
     warnings: list[str] = Field(default_factory=list)
     scanned_pages: list[int] = Field(default_factory=list)
 

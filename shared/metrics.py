@@ -25,6 +25,9 @@ PAGES = Counter("legco_pages_total", "Pages processed by a stage, by department"
 CHUNKS = Counter("legco_chunks_total", "Chunks processed by a stage", ["stage"], registry=REGISTRY)
 FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reason code and department",
                    ["stage", "reason", "department"], registry=REGISTRY)
+DEPENDENCY_WAITS = Counter("legco_dependency_waits_total",
+                           "Outages a stage waited out (a dependency down), by stage and dependency",
+                           ["stage", "dependency"], registry=REGISTRY)
 RETRIES = Counter("legco_handler_retries_total", "Handler attempts that raised and were retried",
                   ["stage"], registry=REGISTRY)
 STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on one document (s)",

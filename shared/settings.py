@@ -116,6 +116,13 @@ class Settings(BaseSettings):
 
     # --- consumers -------------------------------------------------------------------
     handler_max_attempts: int = 3
+    # An outage (a dependency refusing, timing out, answering 5xx) uses no attempt: the stage
+    # waits — base seconds doubling with jitter, at most max — and dead-letters only after limit.
+    outage_retry_base_s: float = 0.5
+    outage_retry_max_s: float = 15.0
+    outage_limit_s: float = 1800.0
+    # The gateway's progress fold waits this long for MinIO before it lets the event come again.
+    progress_write_wait_s: float = 120.0
     # Records a stage reads ahead (queued + running) before it pauses its partitions; they are
     # small events (MinIO keys), so reading far ahead costs little and lets the department-fair
     # dispatch see another department's paper behind a bulk upload.

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import chromadb
+from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Include, Metadata, PyEmbeddings, Where
 
@@ -63,9 +64,22 @@ class VectorStore:
     """
 
     def __init__(self, settings: Settings) -> None:
-        self.client = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port)
+        self.settings = settings
         self.collection_name = settings.chroma_collection
+        self._client: ClientAPI | None = None
         self._collections: dict[str, Collection] = {}
+
+    @property
+    def client(self) -> ClientAPI:
+        """The HTTP client, connected on first use: Chroma may be down while a service starts, and
+        that is an outage to wait for (``shared.outage``), not a reason for the service to die.
+
+        Raises:
+            ValueError: Chroma cannot be reached (chromadb's own error).
+        """
+        if self._client is None:
+            self._client = chromadb.HttpClient(host=self.settings.chroma_host, port=self.settings.chroma_port)
+        return self._client
 
     def _get(self, suffix: str) -> Collection:
         if suffix not in self._collections:

@@ -25,8 +25,8 @@ from services.gateway.auth.keys import KeyStore
 from services.gateway.auth.middleware import AuthMiddleware
 from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
+from services.gateway.progress import fold_progress
 from services.gateway.registry import Registry
-from services.gateway.replacement import fold_progress
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
 from shared import topics
@@ -63,9 +63,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                              http=httpx.AsyncClient())
 
         @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
-                           auto_offset_reset="earliest", ack_policy=AckPolicy.ACK)
+                           auto_offset_reset="earliest", ack_policy=AckPolicy.NACK_ON_ERROR)
         async def on_progress(event: ProgressEvent) -> None:
-            await fold_progress(state, event)  # retires replaced copies, sends the record to SSE clients
+            await fold_progress(state, event)  # committed only once written; retires replaced copies
 
         app.state.gateway = state
         await broker.start()

@@ -21,12 +21,28 @@ from shared.storage import ObjectStore
 log = logging.getLogger("legco.gateway.registry")
 
 
+TERMINAL = frozenset({"indexed", "failed"})
+
+
+def moves_forward(record: DocumentRecord, event: ProgressEvent) -> bool:
+    """The status state machine: ``queued → processing → indexed | failed``. A terminal status is
+    final (until a replay, which resets the record itself, see ``Registry.requeue``), so a late
+    or redelivered event of any stage never moves a document back, and ``indexed`` and ``failed``
+    never overwrite each other."""
+    return record.status not in TERMINAL
+
+
 def apply_progress(record: DocumentRecord, event: ProgressEvent) -> DocumentRecord:
-    """Fold one progress event into a record (pure). Events of one document arrive in order
-    (same Kafka key, same partition); counts only move when the event carries them."""
+    """Fold one progress event into a record (pure); the record unchanged when the event would
+    move it backwards (:func:`moves_forward`). Counts only move when the event carries them; an
+    event that only says the stage is waiting for a dependency keeps them."""
+    if not moves_forward(record, event):
+        return record
     r = record.model_copy(deep=True)
     r.stage, r.status, r.updated_at = event.stage, event.status, event.ts
-    r.pages_done, r.pages_total, r.unit = event.pages_done, event.pages_total, event.unit
+    r.waiting_for = event.waiting_for
+    if event.waiting_for is None:
+        r.pages_done, r.pages_total, r.unit = event.pages_done, event.pages_total, event.unit
     if event.page_count is not None:
         r.page_count = event.page_count
     if event.chunk_count is not None and event.status == "indexed":
@@ -38,8 +54,6 @@ def apply_progress(record: DocumentRecord, event: ProgressEvent) -> DocumentReco
     if event.status == "failed":
         r.error = event.error
         r.chunk_count = 0
-    elif event.status == "processing" and event.stage == "parsing" and event.pages_total == 0:
-        r.error = None  # a redelivered upload starts over
     for w in event.warnings:
         if w not in r.warnings:
             r.warnings.append(w)
@@ -95,14 +109,14 @@ class Registry:
         return rec, replaced
 
     async def put(self, record: DocumentRecord) -> None:
-        """Insert or replace a record, write its manifest, then send it to SSE clients as a
-        ``document`` event.
+        """Write a record's manifest, then keep it in memory and send it to SSE clients as a
+        ``document`` event (manifest first: memory never runs ahead of what a restart reloads).
 
         Raises:
-            minio errors when MinIO is down (the record is then in memory only, and not sent).
+            minio errors when MinIO is down (nothing changed then).
         """
-        self.records[record.document_id] = record
         await asyncio.to_thread(self.store.put_json, storage.manifest_key(record.document_id), record)
+        self.records[record.document_id] = record
         if self.hub is not None:
             self.hub.broadcast(SSE_DOCUMENT, record.model_dump(mode="json"), record.department, record.visibility)
 
@@ -113,6 +127,19 @@ class Registry:
             if rec is None:
                 return None
             new = apply_progress(rec, event)
+            if new is not rec:
+                await self.put(new)
+            return new
+
+    async def requeue(self, document_id: str) -> DocumentRecord | None:
+        """Set a document back to ``queued`` for a replay (the only way out of ``failed``);
+        ``None`` for an unknown document."""
+        async with self.lock:
+            rec = self.records.get(document_id)
+            if rec is None:
+                return None
+            new = rec.model_copy(update={"status": "queued", "stage": "uploaded", "error": None, "waiting_for": None,
+                                         "pages_done": 0, "pages_total": 0, "chunk_count": 0})
             await self.put(new)
             return new
 

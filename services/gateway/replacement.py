@@ -90,6 +90,8 @@ async def fold_progress(state: GatewayState, event: ProgressEvent) -> DocumentRe
         if rec is None:
             return None
         new = apply_progress(rec, event)
+        if new is rec:  # a late or redelivered event: the status does not move back
+            return rec
         outcome = settle(new, registry.same_name(new)) if new.status in TERMINAL else Settlement()
         if outcome.superseded and await _delete(state, new.document_id,
                                                 f"a newer {new.filename!r} of {new.department} is indexed"):

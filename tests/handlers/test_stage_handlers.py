@@ -131,22 +131,31 @@ async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
     vectors.delete_document(doc_id)
 
 
-async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store):
-    parser, splitter, embedder = svc
+def chunked_event(doc_id: str) -> DocumentChunked:
+    return DocumentChunked(document_id=doc_id, filename="t.txt", strategy="token", strategy_used="token",
+                           file_type="txt", page_count=1, chunks_key=storage.chunks_key(doc_id), chunk_count=1)
+
+
+def one_chunk_document(store: ObjectStore) -> str:
     doc_id = register(store, b"x")
     cs = ChunkSet(document_id=doc_id, filename="t.txt", strategy="token", strategy_used="token",
                   file_type="txt", chunks=[{"chunk_index": 0, "text": "立法會 test"}])
     store.put_json(storage.chunks_key(doc_id), cs)
+    return doc_id
+
+
+async def test_embedder_dead_letters_a_bug_after_bounded_retries(svc, settings, store):
+    _, _, embedder = svc
+    doc_id = one_chunk_document(store)
     good = embedder.stage.client("batcher")
-    down = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1"))  # nothing listens
-    down.client = down.client.with_options(max_retries=0, timeout=2)
-    embedder.stage.provide(batcher=FairBatcher(down.embed_passages, 8))
+
+    async def broken(texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("a bug in the embedding path")
+
+    embedder.stage.provide(batcher=FairBatcher(broken, 8))
     try:
         async with TestKafkaBroker(embedder.stage.broker) as br:
-            await br.publish(DocumentChunked(document_id=doc_id, filename="t.txt", strategy="token",
-                                             strategy_used="token", file_type="txt", page_count=1,
-                                             chunks_key=storage.chunks_key(doc_id), chunk_count=1),
-                             topics.CHUNKED)
+            await br.publish(chunked_event(doc_id), topics.CHUNKED)
             dead = embedder.stage.pubs.dead_letter.mock.call_args.args[0]
             embedder.stage.pubs.output.mock.assert_not_called()  # nothing indexed: no documents.indexed
             last = embedder.stage.pubs.progress.mock.call_args.args[0]
@@ -156,3 +165,22 @@ async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store)
     assert dead["payload"]["document_id"] == doc_id
     assert last["status"] == "failed" and "dead-letter" in last["error"]
     assert embedder.stage.client('vectors').count_document(doc_id) == 0
+
+
+async def test_embedder_waits_out_an_unreachable_endpoint_then_dead_letters_past_the_limit(svc, settings, store):
+    _, _, embedder = svc
+    doc_id = one_chunk_document(store)
+    good, good_settings = embedder.stage.client("batcher"), embedder.stage.settings
+    down = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1", client_retry_attempts=1))
+    embedder.stage.provide(batcher=FairBatcher(down.embed_passages, 8),
+                           settings=settings.model_copy(update={"outage_limit_s": 1.0, "outage_retry_base_s": 0.1}))
+    try:
+        async with TestKafkaBroker(embedder.stage.broker) as br:
+            await br.publish(chunked_event(doc_id), topics.CHUNKED)
+            progress = [c.args[0] for c in embedder.stage.pubs.progress.mock.call_args_list]
+            embedder.stage.pubs.dead_letter.mock.assert_called_once()
+    finally:
+        embedder.stage.provide(batcher=good, settings=good_settings)
+    assert [p["waiting_for"] for p in progress if p.get("waiting_for")] == ["the embeddings endpoint"]
+    last = progress[-1]
+    assert last["status"] == "failed" and "the embeddings endpoint could not be reached" in last["error"]

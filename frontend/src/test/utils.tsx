@@ -193,6 +193,7 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
     department: 'default',
     visibility: 'department',
     upload_seq: 0,
+    waiting_for: null,
     file_type: 'pdf',
     strategy: 'token',
     strategy_used: 'token',
