@@ -170,7 +170,8 @@ class Stage:
         stage; ``fields`` are further ``ProgressEvent`` fields, e.g. ``pages_done``)."""
         fields.setdefault("filename", getattr(event, "filename", "") or "")
         await self.pubs.report(ProgressEvent(document_id=event.document_id, department=event.department,
-                                             visibility=event.visibility, stage=stage or self.progress_stage, status=status, **fields))
+                                             visibility=event.visibility, stage=stage or self.progress_stage,
+                                             status=status, **fields))
 
     # --- the consumer contract ------------------------------------------------------------
     async def document_exists(self, document_id: str) -> bool:
@@ -267,8 +268,8 @@ class Stage:
                             f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
         await self.pubs.dead_letter.publish(
             DeadLetter(document_id=event.document_id, department=event.department, visibility=event.visibility,
-                       source_topic=topic, consumer_group=self.group, reason=str(error)[:2000], error_type=type(error).__name__,
-                       attempts=attempts, payload=event.model_dump(mode="json")),
+                       source_topic=topic, consumer_group=self.group, reason=str(error)[:2000],
+                       error_type=type(error).__name__, attempts=attempts, payload=event.model_dump(mode="json")),
             key=event.document_id.encode())
         await self.fail(event, reason, "internal")
 
