@@ -6,6 +6,7 @@ from pathlib import PurePath
 
 from fastapi import APIRouter, HTTPException, Response
 
+from services.gateway import audit
 from services.gateway.api.deps import DocumentIdDep, StateDep
 from services.gateway.auth.principal import MemberDep
 from services.gateway.deletion import delete_chunks, delete_document
@@ -52,6 +53,7 @@ async def remove_document(state: StateDep, caller: MemberDep, document_id: Docum
     if rec is None:
         raise HTTPException(404, "No such document.")
     await delete_document(state, document_id)
+    await audit.record(state, caller, "delete", document_id, "ok", f"{rec.filename} (department {rec.department})")
     return DeleteResponse(deleted=True, message=f"Deleted {rec.filename} and its {rec.chunk_count} chunks.")
 
 
@@ -65,6 +67,7 @@ async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str) -> Del
     if not got["ids"]:
         raise HTTPException(404, "No such chunk.")
     await delete_chunks(state, doc_id, [chunk_id])
+    await audit.record(state, caller, "chunk_delete", chunk_id, "ok")
     rec = state.registry.get(doc_id)
     if rec is not None:
         await state.registry.put(rec.model_copy(update={"chunk_count": max(rec.chunk_count - 1, 0)}))

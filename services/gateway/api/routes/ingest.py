@@ -9,9 +9,11 @@ from typing import cast
 
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile
 
+from services.gateway import audit
 from services.gateway.api.deps import StateDep
 from services.gateway.auth.principal import MemberDep
 from services.gateway.deletion import delete_document
+from services.gateway.inputs import upload_filename
 from shared import storage
 from shared.api import DocumentRecord, IngestResponse
 from shared.events import DocumentUploaded, utcnow
@@ -49,9 +51,7 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
     """
     if not is_strategy(strategy):
         raise HTTPException(400, f"Unknown strategy {strategy!r}; use one of: {', '.join(STRATEGIES)}.")
-    filename = PurePath(file.filename or "").name.strip()
-    if not filename:
-        raise HTTPException(400, "The upload has no filename.")
+    filename = upload_filename(file.filename)
     if PurePath(filename).suffix.lower() not in ACCEPTED_EXTENSIONS:
         raise HTTPException(400, f"Unsupported file type {PurePath(filename).suffix or '(none)'}; "
                                  f"upload a {_ACCEPTED_NAMES} file.")
@@ -72,6 +72,7 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
     replaced = []
     for old in state.registry.by_filename(filename, department):
         await delete_document(state, old.document_id)
+        await audit.record(state, caller, "replace", old.document_id, "ok", f"{filename} replaced by {doc_id}")
         replaced.append(old.document_id)
     record = DocumentRecord(document_id=doc_id, filename=filename, department=department,
                             strategy=strategy, upload_date=now, updated_at=now,
@@ -83,5 +84,6 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
         object_key=storage.original_key(doc_id), size_bytes=len(data), sha256=sha,
         upload_date=now), key=doc_id.encode())
     DOCUMENTS.labels("upload", "accepted").inc()
+    await audit.record(state, caller, "upload", doc_id, "ok", f"{filename} to {department} ({len(data)} bytes)")
     return IngestResponse(document_id=doc_id, filename=filename, strategy=strategy, status="queued",
                           replaced=replaced)
