@@ -124,3 +124,30 @@ async def delete_document(client: httpx.AsyncClient, document_id: str) -> dict[s
 async def query(client: httpx.AsyncClient, question: str, top_k: int) -> dict[str, Any]:
     """``POST /api/v1/query``: ``{answer, answer_mode, notice, llm_model, sources}``."""
     return await call(client, "POST", f"{API}/query", json={"question": question, "top_k": top_k})
+
+
+async def create_key(client: httpx.AsyncClient, department: str, role: str, label: str = "") -> dict[str, Any]:
+    """``POST /api/v1/keys`` (admin): ``{key, key_prefix, department, role, label, created_at, …}``.
+    Raises ``ApiError`` (400 invalid department, 403 not an admin key)."""
+    return await call(client, "POST", f"{API}/keys", json={"department": department, "role": role, "label": label})
+
+
+async def list_keys(client: httpx.AsyncClient) -> dict[str, Any]:
+    """``GET /api/v1/keys`` (admin): ``{keys: [{key_prefix, department, role, label, created_at,
+    last_used_at, revoked_at}]}``."""
+    return await call(client, "GET", f"{API}/keys")
+
+
+async def revoke_key(client: httpx.AsyncClient, prefix: str) -> dict[str, Any]:
+    """``DELETE /api/v1/keys/{prefix}`` (admin): ``{revoked, key_prefix}``. Raises ``ApiError``
+    (404 unknown prefix)."""
+    return await call(client, "DELETE", f"{API}/keys/{prefix}")
+
+
+async def audit(client: httpx.AsyncClient, department: str | None, since: str, limit: int) -> dict[str, Any]:
+    """``GET /api/v1/audit`` (admin): ``{entries: [{ts, key_prefix, department, action, target,
+    result, detail}]}``, newest first."""
+    params: dict[str, str | int] = {"since": since, "limit": limit}
+    if department:
+        params["department"] = department
+    return await call(client, "GET", f"{API}/audit", params=params)

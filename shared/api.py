@@ -19,11 +19,11 @@ Each SSE client receives only the documents its key may see.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from shared.events import Status
+from shared.events import AuditAction, Status
 from shared.models import FileType, StrategyName, Visibility
 
 MatchedBy = Literal["dense", "question-line", "keyword"]
@@ -38,6 +38,24 @@ SSE_DELETED = "deleted"  # SSE event name: data = a DeletedNotice
 def _absent(value: object) -> bool:
     """Serialization filter of fields that are left out of the JSON when they have no value."""
     return value is None
+
+
+def _text(value: object) -> object:
+    """Refuse strings that are not Unicode text, saying why: JSON can carry a lone UTF-16
+    surrogate (``"\\ud800"``), which Python decodes into a ``str`` that cannot be encoded as UTF-8
+    again (pydantic refuses it too, but only as "unable to parse raw data")."""
+    if not isinstance(value, str):
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text holds a lone UTF-16 surrogate (an escape such as \\ud800 that is not "
+                         "half of a pair), which is not a character") from None
+    return value
+
+
+Text = Annotated[str, BeforeValidator(_text)]
+"""A request string that is Unicode text (every string field of a request body uses it)."""
 
 
 class ApiResponse(BaseModel):
@@ -65,9 +83,9 @@ class KeyCreate(BaseModel):
     """``POST /api/v1/keys``: the department (1-63 lowercase letters, digits, ``-``) and role of a
     new key, and an optional label (who or what it is for)."""
 
-    department: str
+    department: Text = Field(max_length=63)
     role: Role
-    label: str = ""
+    label: Text = Field(default="", max_length=200)
 
 
 class KeyInfo(ApiResponse):
@@ -100,6 +118,27 @@ class KeyRevoked(ApiResponse):
 
     revoked: bool
     key_prefix: str
+
+
+class AuditEntry(ApiResponse):
+    """One audit log entry (``GET /api/v1/audit``), as the gateway published it: ``ts`` (ISO-8601
+    UTC), the caller's ``key_prefix`` and ``department``, ``action``, ``target`` (document id,
+    chunk id, key prefix, or ``METHOD /path`` of a denied request), ``result`` (``ok``, ``401``,
+    ``403`` …) and a ``detail`` sentence."""
+
+    ts: str
+    key_prefix: str
+    department: str
+    action: AuditAction
+    target: str
+    result: str
+    detail: str
+
+
+class AuditList(ApiResponse):
+    """``GET /api/v1/audit``: the entries that matched, newest first."""
+
+    entries: list[AuditEntry]
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -260,11 +299,11 @@ class QueryRequest(BaseModel):
     made with (``token``/``question``; a question-strategy paper without Q&A items is ``token``)
     or a topic section (exactly as printed, e.g. ``(A) 排水系統``)."""
 
-    question: str = Field(min_length=1, max_length=4000)
+    question: Text = Field(min_length=1, max_length=4000)
     top_k: int = Field(default=5, ge=1, le=50)
-    document_ids: list[str] | None = Field(default=None, min_length=1)
+    document_ids: list[Text] | None = Field(default=None, min_length=1)
     strategy: Literal["token", "question"] | None = None
-    topic_section: str | None = Field(default=None, max_length=500)
+    topic_section: Text | None = Field(default=None, max_length=500)
 
     @field_validator("question")
     @classmethod

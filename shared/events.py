@@ -176,3 +176,29 @@ class DeadLetter(EventBase):
     error_type: str
     attempts: int
     payload: dict[str, Any]
+
+
+AuditAction = Literal["upload", "delete", "replace", "chunk_delete", "key_create", "key_revoke", "denied"]
+"""What an audit entry records (``denied``: a request answered 401 or 403)."""
+
+
+class AuditEvent(BaseModel):
+    """One entry of the audit log (``legco.audit.v1``), published by the gateway.
+
+    ``ts``: ISO-8601 UTC time; ``key_prefix``: the caller's key prefix (for a 401, the prefix of
+    the key presented when it was well-formed, else ``""``); ``department``: the caller's (for a
+    system action such as a replacement, the document's); ``target``: what was acted on (a
+    document id, ``{document_id}_{chunk_index}``, a key prefix, or ``METHOD /path`` for a denied
+    request); ``result``: ``ok`` or the HTTP status refused (``401``, ``403`` …); ``detail``: a
+    sentence (filename, the refusal's reason …). Not an ``EventBase``: it is about a request, not
+    about one document.
+    """
+
+    event_version: Literal[1] = 1
+    ts: str = Field(default_factory=utcnow)
+    key_prefix: str = ""
+    department: str = ""
+    action: AuditAction
+    target: str
+    result: str
+    detail: str = ""

@@ -277,6 +277,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit Log
+         * @description Audit entries (uploads, deletes, replacements, chunk deletes, key creation and revocation,
+         *     refused requests) since ``since`` (default: the last 24 hours), newest first. 400 for a
+         *     ``since`` that is not a time; 503 when Kafka is not reachable.
+         */
+        get: operations["audit_log_api_v1_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -313,6 +335,40 @@ export interface components {
             strategies: string[];
             /** Max Upload Bytes */
             max_upload_bytes: number;
+        };
+        /**
+         * AuditEntry
+         * @description One audit log entry (``GET /api/v1/audit``), as the gateway published it: ``ts`` (ISO-8601
+         *     UTC), the caller's ``key_prefix`` and ``department``, ``action``, ``target`` (document id,
+         *     chunk id, key prefix, or ``METHOD /path`` of a denied request), ``result`` (``ok``, ``401``,
+         *     ``403`` …) and a ``detail`` sentence.
+         */
+        AuditEntry: {
+            /** Ts */
+            ts: string;
+            /** Key Prefix */
+            key_prefix: string;
+            /** Department */
+            department: string;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "upload" | "delete" | "replace" | "chunk_delete" | "key_create" | "key_revoke" | "denied";
+            /** Target */
+            target: string;
+            /** Result */
+            result: string;
+            /** Detail */
+            detail: string;
+        };
+        /**
+         * AuditList
+         * @description ``GET /api/v1/audit``: the entries that matched, newest first.
+         */
+        AuditList: {
+            /** Entries */
+            entries: components["schemas"]["AuditEntry"][];
         };
         /** Body_ingest_api_v1_ingest_post */
         Body_ingest_api_v1_ingest_post: {
@@ -1237,6 +1293,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeyRevoked"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    audit_log_api_v1_audit_get: {
+        parameters: {
+            query?: {
+                /** @description only this department's entries */
+                department?: string | null;
+                /** @description seconds (3600), a duration (30m, 1h, 2d, 1w) or an ISO-8601 time */
+                since?: string;
+                /** @description at most this many entries */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
                 };
             };
             /** @description Validation Error */

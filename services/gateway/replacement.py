@@ -30,6 +30,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from services.gateway import audit
 from services.gateway.deletion import delete_document
 from services.gateway.registry import apply_progress
 from services.gateway.state import GatewayState
@@ -97,6 +98,8 @@ async def fold_progress(state: GatewayState, event: ProgressEvent) -> DocumentRe
                                                 f"a newer {new.filename!r} of {new.department} is indexed"):
             return None
         for old in outcome.delete:
-            await _delete(state, old, f"replaced by {new.document_id}")
+            if await _delete(state, old, f"replaced by {new.document_id}"):
+                await audit.record(state, None, "replace", old, "ok", f"{new.filename} replaced by {new.document_id}",
+                                   department=new.department)
         await registry.put(new)
         return new

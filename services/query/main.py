@@ -21,6 +21,7 @@ from services.query.scoring import ScoringParams
 from services.query.state import QueryState
 from services.query.vector_cache import VectorCache
 from shared.embeddings import EmbeddingClient
+from shared.http_errors import install_error_handlers
 from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="LegCo query service", lifespan=lifespan)
     app.include_router(routes.router)
+    install_error_handlers(app)  # a request the gateway did not check (direct callers): 4xx, never 500
     add_metrics_route(app)
     return app
 

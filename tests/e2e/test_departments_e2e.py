@@ -22,7 +22,6 @@ from typing import Any
 import httpx
 import pytest
 
-from shared.settings import Settings
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import BAD, FIXTURES, REAL
@@ -72,8 +71,7 @@ class Departments:
 
 def stores(stack: Any) -> tuple[ObjectStore, VectorStore]:
     """Clients on the test stack's MinIO and Chroma."""
-    s = Settings(minio_endpoint=stack.env["MINIO_ENDPOINT"], chroma_host=stack.env["CHROMA_HOST"],
-                 chroma_port=int(stack.env["CHROMA_PORT"]))
+    s = stack.settings()
     return ObjectStore(s), VectorStore(s)
 
 

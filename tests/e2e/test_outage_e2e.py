@@ -8,7 +8,6 @@ import time
 
 import httpx
 
-from shared.settings import Settings
 from shared.vectorstore import VectorStore
 from tests.conftest import FIXTURES, REAL
 from tests.e2e.helpers import upload, wait_terminal
@@ -25,7 +24,7 @@ def retries_used(port: int) -> float:
 
 
 def test_chroma_outage_mid_ingest_is_waited_out(stack, api):
-    vectors = VectorStore(Settings(chroma_host=stack.env["CHROMA_HOST"], chroma_port=int(stack.env["CHROMA_PORT"])))
+    vectors = VectorStore(stack.settings())
     before = retries_used(8103)
     papers = (REAL / "hk_policy_address_2019_zh.pdf", FIXTURES / "E_基礎設施.pdf",
               FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf")

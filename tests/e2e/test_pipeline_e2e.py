@@ -8,7 +8,6 @@ import time
 import pytest
 from pypdf import PdfReader
 
-from shared.settings import Settings
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import BAD, FIXTURES, REAL
@@ -23,8 +22,7 @@ EXPECTED_PAGES = {"hk_legco_sub_710-02_tables_zh.pdf": 17, "hk_legco_sub_710-06_
 
 def stores(stack) -> tuple[ObjectStore, VectorStore]:
     """Clients on the test stack's MinIO and Chroma."""
-    s = Settings(minio_endpoint=stack.env["MINIO_ENDPOINT"], chroma_host=stack.env["CHROMA_HOST"],
-                 chroma_port=int(stack.env["CHROMA_PORT"]))
+    s = stack.settings()
     return ObjectStore(s), VectorStore(s)
 
 

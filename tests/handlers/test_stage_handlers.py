@@ -22,7 +22,8 @@ from tests.conftest import BAD, FIXTURES, settings_env
 @pytest.fixture(scope="module")
 def settings(stack):
     """Settings pointing at the test stack; service modules imported under them."""
-    keys = ("MINIO_ENDPOINT", "CHROMA_HOST", "CHROMA_PORT", "EMBEDDINGS_BASE_URL")
+    keys = ("MINIO_ENDPOINT", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY", "CHROMA_HOST", "CHROMA_PORT",
+            "EMBEDDINGS_BASE_URL")
     with settings_env({**{k: stack.env[k] for k in keys}, "HANDLER_RETRY_BASE_S": "0.01"}) as s:
         yield s
 

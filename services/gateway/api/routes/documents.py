@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Response
 
+from services.gateway import audit
 from services.gateway.access import NO_CHUNK, NO_PAGE, can_read, check_can_modify, visible
 from services.gateway.api.deps import DocumentIdDep, ReadableDocumentDep, ScopeDep, StateDep
 from services.gateway.auth.principal import CallerDep, MemberDep
@@ -55,6 +56,7 @@ async def remove_document(state: StateDep, caller: MemberDep, rec: ReadableDocum
     reader key, and for a shared document unless the key is an admin's."""
     check_can_modify(caller, rec)
     await delete_document(state, rec.document_id)
+    await audit.record(state, caller, "delete", rec.document_id, "ok", f"{rec.filename} (department {rec.department})")
     return DeleteResponse(deleted=True, message=f"Deleted {rec.filename} and its {rec.chunk_count} chunks.")
 
 
@@ -73,6 +75,7 @@ async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str) -> Del
         raise HTTPException(404, NO_CHUNK)
     check_can_modify(caller, rec)
     await delete_chunks(state, doc_id, [chunk_id])
+    await audit.record(state, caller, "chunk_delete", chunk_id, "ok")
     rec = state.registry.get(doc_id)
     if rec is not None:
         await state.registry.put(rec.model_copy(update={"chunk_count": max(rec.chunk_count - 1, 0)}))

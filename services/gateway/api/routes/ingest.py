@@ -16,9 +16,11 @@ from typing import cast
 
 from fastapi import APIRouter, HTTPException, Query, Request, UploadFile
 
+from services.gateway import audit
 from services.gateway.access import upload_target
 from services.gateway.api.deps import StateDep
 from services.gateway.auth.principal import MemberDep
+from services.gateway.inputs import upload_filename
 from services.gateway.state import GatewayState
 from shared import storage
 from shared.api import DocumentRecord, IngestResponse
@@ -70,9 +72,7 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
     if not is_strategy(strategy):
         raise HTTPException(400, f"Unknown strategy {strategy!r}; use one of: {', '.join(STRATEGIES)}.")
     dept, vis = upload_target(caller, department, visibility)
-    filename = PurePath(file.filename or "").name.strip()
-    if not filename:
-        raise HTTPException(400, "The upload has no filename.")
+    filename = upload_filename(file.filename)
     if PurePath(filename).suffix.lower() not in ACCEPTED_EXTENSIONS:
         raise HTTPException(400, f"Unsupported file type {PurePath(filename).suffix or '(none)'}; "
                                  f"upload a {_ACCEPTED_NAMES} file.")
@@ -109,6 +109,7 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
         DOCUMENTS.labels("upload", "unavailable", dept).inc()
         raise HTTPException(503, UNPUBLISHED.format(timeout=s.publish_timeout_s)) from None
     DOCUMENTS.labels("upload", "accepted", dept).inc()
+    await audit.record(state, caller, "upload", doc_id, "ok", f"{filename} to {dept} ({len(data)} bytes)")
     return IngestResponse(document_id=doc_id, filename=filename, strategy=strategy, status="queued",
                           department=dept, visibility=vis, replaced=replaced)
 
