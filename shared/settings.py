@@ -161,6 +161,9 @@ class Settings(BaseSettings):
 
     # --- query -----------------------------------------------------------------------
     query_top_k: int = 5
+    # At start the query service answers once the language means are loaded, or after this many
+    # seconds; the keyword side is built in the background meanwhile.
+    query_start_wait_s: float = 3.0
     # Retrieval scoring (services/query/README.md): candidates fetched per language and
     # collection, weight of the question-line similarity for Q&A chunks, score bonus of Q&A
     # chunks, chunks with fewer non-space characters than query_min_content_chars (title-only

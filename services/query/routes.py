@@ -23,7 +23,8 @@ async def healthz(state: StateDep) -> dict[str, Any]:
     """Liveness, and what the keyword index holds (documents, chunks)."""
     kw = state.keywords
     return {"status": "ok", "llm": state.settings.llm_enabled,
-            "keyword_index": {"documents": len(kw.document_ids), "chunks": len(kw.snapshot.ids)}}
+            "keyword_index": {"ready": state.keywords_ready, "documents": len(kw.document_ids),
+                              "chunks": len(kw.snapshot.ids)}}
 
 
 @router.post("/api/v1/query", response_model=QueryResponse)
@@ -41,7 +42,8 @@ async def query(state: StateDep, body: ScopedQueryRequest) -> QueryResponse:
         hits = await retrieve(state.vectors, state.embedder, body.question, body.top_k, body.document_ids,
                               means=state.means, params=state.params, candidates=s.query_candidates,
                               strategy=body.strategy, topic_section=body.topic_section, cache=state.cache,
-                              keywords=state.keywords, keyword_candidates_n=s.query_keyword_candidates,
+                              keywords=state.keywords if state.keywords_ready else None,
+                              keyword_candidates_n=s.query_keyword_candidates,
                               duplicate_threshold=s.query_duplicate_threshold, departments=body.departments)
     except Exception as e:
         log.exception("retrieval failed")
