@@ -1,18 +1,15 @@
 /**
  * The API's types under the names the app uses. They all come from `api-types.ts`, which is
  * generated from the gateway's OpenAPI schema (models in `shared/api.py`): to change a shape,
- * change the model and run `npm run gen:api`; never declare an API shape here by hand. The one
- * exception, until the gateway's OpenAPI has them, is `types-pending.ts` (keys, roles, visibility).
+ * change the model and run `npm run gen:api`; never declare an API shape here by hand.
  */
 import type { components } from './api-types';
-import type { DocumentRecordScope, SourceScope } from './types-pending';
 
 type Schemas = components['schemas'];
 
 /** A document as the gateway reports it (`GET /api/v1/documents/{id}`, SSE event `document`). */
-export type DocumentInfo = Schemas['DocumentRecord'] & DocumentRecordScope;
-// (Omit & re-add: until the OpenAPI has `visibility`, the list holds the extended record.)
-export type DocumentListResponse = Omit<Schemas['DocumentListResponse'], 'documents'> & { documents: DocumentInfo[] };
+export type DocumentInfo = Schemas['DocumentRecord'];
+export type DocumentListResponse = Schemas['DocumentListResponse'];
 /** Data of the SSE event `deleted`. */
 export type DeletedNotice = Pick<DocumentInfo, 'document_id'>;
 export type IngestResponse = Schemas['IngestResponse'];
@@ -23,8 +20,8 @@ export type ChunkListResponse = Schemas['ChunkListResponse'];
 export type ApiConfig = Schemas['ApiConfig'];
 
 export type QueryRequest = Schemas['QueryRequest'];
-export type QueryResponse = Omit<Schemas['QueryResponse'], 'sources'> & { sources: Source[] };
-export type Source = Schemas['Source'] & SourceScope;
+export type QueryResponse = Schemas['QueryResponse'];
+export type Source = Schemas['Source'];
 /** The same passage in another document (e.g. the DOCX of a PDF paper), collapsed into a source. */
 export type Rendition = Schemas['Rendition'];
 
@@ -35,15 +32,20 @@ export type FileType = NonNullable<DocumentInfo['file_type']>;
 export type MatchedBy = Source['matched_by'];
 export type AnswerMode = QueryResponse['answer_mode'];
 
-export type {
-  AuditEntry,
-  AuditResponse,
-  Caller,
-  KeyCreated,
-  KeyCreateRequest,
-  KeyInfo,
-  KeyListResponse,
-  KeyRevoked,
-  Role,
-  Visibility,
-} from './types-pending';
+/** `GET /api/v1/whoami`: the key's principal. */
+export type Caller = Schemas['Caller'];
+/** What a key may do: reader < member < admin. */
+export type Role = Caller['role'];
+/** Who can see a document: its department only, or every department (the shared library). */
+export type Visibility = DocumentInfo['visibility'];
+/** One key of `GET /api/v1/keys` (admin); the key itself is never sent again. */
+export type KeyInfo = Schemas['KeyInfo'];
+export type KeyListResponse = Schemas['KeyList'];
+/** Body of `POST /api/v1/keys` (admin). */
+export type KeyCreateRequest = Schemas['KeyCreate'];
+/** Answer of `POST /api/v1/keys`: the only time the whole key is shown. */
+export type KeyCreated = Schemas['KeyCreated'];
+export type KeyRevoked = Schemas['KeyRevoked'];
+/** One entry of `GET /api/v1/audit` (admin). */
+export type AuditEntry = Schemas['AuditEntry'];
+export type AuditResponse = Schemas['AuditList'];

@@ -40,7 +40,7 @@ function keyStore(initial: KeyInfo[]) {
 }
 
 const READER_KEY = keyInfo({ key_prefix: 'b2c3d4e5', department: 'default', role: 'reader', label: 'front desk', last_used_at: null });
-const OLD_KEY = keyInfo({ key_prefix: 'a0a0a0a0', department: 'hab', role: 'member', label: null, revoked_at: '2026-05-10T00:00:00Z' });
+const OLD_KEY = keyInfo({ key_prefix: 'a0a0a0a0', department: 'hab', role: 'member', label: '', revoked_at: '2026-05-10T00:00:00Z' });
 
 describe('KeysPage', () => {
   it('lists every key: department, role, prefix, label, created, last used, revoked', async () => {

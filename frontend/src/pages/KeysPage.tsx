@@ -115,7 +115,7 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
     }
     setError(null);
     create.mutate(
-      { department: name, role, label: label.trim() || null },
+      { department: name, role, label: label.trim() },
       {
         onSuccess: (created) => {
           setLabel('');
