@@ -90,15 +90,18 @@ async def upload(client: httpx.AsyncClient, path: Path, strategy: str, headers: 
 
 
 async def wait_terminal(client: httpx.AsyncClient, doc_id: str, headers: dict[str, str],
-                        timeout_s: float = 3600) -> tuple[str, float]:
+                        timeout_s: float = 3600, trace: list[tuple[float, str]] | None = None) -> tuple[str, float]:
     """(final status, seconds waited) of one document, polled every 0.25 s. A dropped
-    connection (a keep-alive closed by the server as it is reused) is polled again."""
+    connection (a keep-alive closed by the server as it is reused) is polled again. ``trace``
+    collects (seconds since the start, stage) each time the document's stage changes."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout_s:
         try:
             rec = (await client.get(f"/api/v1/documents/{doc_id}", headers=headers)).json()
         except httpx.TransportError:
             rec = {}
+        if trace is not None and rec.get("stage") and (not trace or trace[-1][1] != rec["stage"]):
+            trace.append((time.perf_counter() - t0, str(rec["stage"])))
         if rec.get("status") in TERMINAL:
             return str(rec["status"]), time.perf_counter() - t0
         await asyncio.sleep(0.25)
@@ -135,11 +138,14 @@ async def main() -> None:
             t1 = time.perf_counter()
             b_id = await upload(client, paper2, args.strategy, hb)
             created.append((b_id, hb))
-            b_status, _ = await wait_terminal(client, b_id, hb)
+            trace: list[tuple[float, str]] = []
+            b_status, _ = await wait_terminal(client, b_id, hb, trace=trace)
             t_burst = time.perf_counter() - t1
             print(f"B alone (idle stack):      {t_idle:7.1f} s ({idle_status})")
             print(f"B during A's burst of {len(files)}:  {t_burst:7.1f} s ({b_status})")
-            print(f"ratio burst / idle:        {t_burst / t_idle:7.2f}  (target <= 3)", flush=True)
+            print(f"ratio burst / idle:        {t_burst / t_idle:7.2f}  (target <= 3)")
+            print("B's stages during the burst: " + ", ".join(f"{stage} at {t:.1f} s" for t, stage in trace),
+                  flush=True)
             finals = await asyncio.gather(*(wait_terminal(client, i, ha) for i in a_ids))
             t_a = time.perf_counter() - t_burst0
             print(f"A's burst, all terminal:   {t_a:7.1f} s "
