@@ -139,8 +139,9 @@ class Stage:
         departments in turn (first-in, first-out within one), ``concurrency`` at a time, and
         commits each partition's offset once every record before it is done (at-least-once,
         as the handlers are idempotent). ``serial(event)`` names events that must not run at
-        once (default: those of one document, so a redelivered event never races its first copy); ``listener`` is called on rebalances
-        after the queue dropped the revoked partitions' records.
+        once (default: those of one document, so a redelivered event never races its first
+        copy); ``listener`` is called on rebalances after the queue dropped the revoked
+        partitions' records.
         """
         queue = WorkQueue(f"{self.service}:{topic}", concurrency=concurrency,
                           max_buffered=self._settings.stage_max_buffered)

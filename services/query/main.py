@@ -36,7 +36,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         """Create the clients, load the keyword index and language means from Chroma (the
         service answers only once they are loaded), then follow the index events."""
-        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=EmbeddingClient(settings),
+        # questions have their own embeddings endpoint when one is set (make up: the e5-query
+        # process), so they never wait behind the embedder's batches
+        embedder = EmbeddingClient(settings, base_url=settings.query_embeddings_base_url or None)
+        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=embedder,
                            cache=VectorCache(), means=LanguageMeans(),
                            params=ScoringParams.from_settings(settings), keywords=KeywordIndex(load_lexicon()))
         follower = Follower(state.vectors, state.keywords, state.means)
