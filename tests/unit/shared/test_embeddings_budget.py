@@ -19,8 +19,8 @@ from tests.conftest import FIXTURES, REAL
 
 
 def test_token_batches():
-    assert token_batches([40, 40, 40, 150, 10], 100, 10) == [range(0, 2), range(2, 3), range(3, 4), range(4, 5)]
-    assert token_batches([1] * 5, 100, 2) == [range(0, 2), range(2, 4), range(4, 5)]
+    assert token_batches([40, 40, 40, 150, 10], 100, 10) == [range(2), range(2, 3), range(3, 4), range(4, 5)]
+    assert token_batches([1] * 5, 100, 2) == [range(2), range(2, 4), range(4, 5)]
     assert token_batches([], 100, 2) == []
 
 
