@@ -24,7 +24,7 @@ from shared.settings import ClientSettings
 
 
 async def run_level(url: str, questions: list[str], concurrency: int, requests: int,
-                    top_k: int) -> tuple[list[float], int, float]:
+                    top_k: int, headers: dict[str, str]) -> tuple[list[float], int, float]:
     """Send ``requests`` queries with ``concurrency`` workers.
 
     Returns (latencies in ms of the successful requests, error count, wall seconds).
@@ -36,7 +36,8 @@ async def run_level(url: str, questions: list[str], concurrency: int, requests: 
     lat: list[float] = []
     errors = 0
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, timeout=ClientSettings().request_timeout_s, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=url, timeout=ClientSettings().request_timeout_s, limits=limits,
+                                 headers=headers) as client:
         await client.post("/api/v1/query", json={"question": questions[0], "top_k": top_k})  # warm-up
 
         async def worker() -> None:
@@ -72,12 +73,14 @@ def main() -> None:
     client_settings = ClientSettings()
     url = api.resolve_url(a.url, client_settings)
     questions = fixture_queries()
-    listing = httpx.get(f"{url}/api/v1/documents", timeout=client_settings.request_timeout_s).json()
+    key = client_settings.api_key_or_file()  # LEGCO_API_KEY, else var/admin.key
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    listing = httpx.get(f"{url}/api/v1/documents", timeout=client_settings.request_timeout_s, headers=headers).json()
     print(f"{len(questions)} questions, {listing['total_documents']} documents / {listing['total_chunks']} chunks "
           f"indexed; {load_note()}")
     rows = []
     for level in (int(x) for x in a.levels.split(",")):
-        lat, errors, wall = asyncio.run(run_level(a.query_url or url, questions, level, a.requests, a.top_k))
+        lat, errors, wall = asyncio.run(run_level(a.query_url or url, questions, level, a.requests, a.top_k, headers))
         rows.append([level, len(lat), errors, percentile(lat, 50), percentile(lat, 95), max(lat, default=float("nan")),
                      len(lat) / wall])
     print(table(["clients", "ok", "errors", "p50 ms", "p95 ms", "max ms", "req/s"], rows))

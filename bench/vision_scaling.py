@@ -26,7 +26,6 @@ from _common import CORPUS
 import httpx
 import pypdfium2 as pdfium
 
-from shared.settings import Settings
 from shared.storage import ObjectStore, page_result_prefix, pages_key
 from tests.e2e.helpers import wait_terminal
 from tests.fake_vision import FakeVisionServer
@@ -58,7 +57,7 @@ def ingest_once(stack, api: httpx.Client, pdf: bytes, name: str) -> tuple[float,
     total = time.monotonic() - t0
     if rec["status"] != "indexed":
         raise SystemExit(f"ingest failed: {rec['error']}")
-    store = ObjectStore(Settings(minio_endpoint=stack.env["MINIO_ENDPOINT"]))
+    store = ObjectStore(stack.settings())
     start = store.client.stat_object(store.bucket, pages_key(doc_id)).last_modified
     listing = store.client.list_objects(store.bucket, page_result_prefix(doc_id), recursive=True)
     ends = [o.last_modified for o in listing]

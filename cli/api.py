@@ -86,17 +86,23 @@ async def call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any)
     return body
 
 
-async def upload(client: httpx.AsyncClient, path: Path, strategy: str) -> dict[str, Any]:
-    """``POST /api/v1/ingest?strategy=`` with the file as multipart field ``file``.
+async def upload(client: httpx.AsyncClient, path: Path, strategy: str, department: str | None = None,
+                 shared: bool = False) -> dict[str, Any]:
+    """``POST /api/v1/ingest?strategy=&department=&visibility=`` with the file as multipart field
+    ``file``; ``department`` and ``shared`` (the shared library) are for admin keys.
 
-    Returns ``{document_id, filename, strategy, status, replaced}``.
+    Returns ``{document_id, filename, strategy, status, department, visibility, replaced}``
+    (``replaced``: the same-named documents it replaces once indexed).
 
     Raises:
-        ApiError: e.g. 400 unsupported type/empty file, 413 too large.
+        ApiError: e.g. 400 unsupported type/empty file, 403 another department, 413 too large,
+            503 the pipeline is unreachable (nothing kept).
         OSError: the file cannot be read.
     """
     data = await asyncio.to_thread(path.read_bytes)
-    return await call(client, "POST", f"{API}/ingest", params={"strategy": strategy},
+    params = {"strategy": strategy, **({"department": department} if department else {}),
+              **({"visibility": "shared"} if shared else {})}
+    return await call(client, "POST", f"{API}/ingest", params=params,
                       files={"file": (path.name, data, "application/octet-stream")})
 
 
@@ -118,3 +124,30 @@ async def delete_document(client: httpx.AsyncClient, document_id: str) -> dict[s
 async def query(client: httpx.AsyncClient, question: str, top_k: int) -> dict[str, Any]:
     """``POST /api/v1/query``: ``{answer, answer_mode, notice, llm_model, sources}``."""
     return await call(client, "POST", f"{API}/query", json={"question": question, "top_k": top_k})
+
+
+async def create_key(client: httpx.AsyncClient, department: str, role: str, label: str = "") -> dict[str, Any]:
+    """``POST /api/v1/keys`` (admin): ``{key, key_prefix, department, role, label, created_at, …}``.
+    Raises ``ApiError`` (400 invalid department, 403 not an admin key)."""
+    return await call(client, "POST", f"{API}/keys", json={"department": department, "role": role, "label": label})
+
+
+async def list_keys(client: httpx.AsyncClient) -> dict[str, Any]:
+    """``GET /api/v1/keys`` (admin): ``{keys: [{key_prefix, department, role, label, created_at,
+    last_used_at, revoked_at}]}``."""
+    return await call(client, "GET", f"{API}/keys")
+
+
+async def revoke_key(client: httpx.AsyncClient, prefix: str) -> dict[str, Any]:
+    """``DELETE /api/v1/keys/{prefix}`` (admin): ``{revoked, key_prefix}``. Raises ``ApiError``
+    (404 unknown prefix)."""
+    return await call(client, "DELETE", f"{API}/keys/{prefix}")
+
+
+async def audit(client: httpx.AsyncClient, department: str | None, since: str, limit: int) -> dict[str, Any]:
+    """``GET /api/v1/audit`` (admin): ``{entries: [{ts, key_prefix, department, action, target,
+    result, detail}]}``, newest first."""
+    params: dict[str, str | int] = {"since": since, "limit": limit}
+    if department:
+        params["department"] = department
+    return await call(client, "GET", f"{API}/audit", params=params)

@@ -1,4 +1,5 @@
-"""``legco ingest FILE... [--strategy token|question] [--wait]``: upload files to the gateway and
+"""``legco ingest FILE... [--strategy token|question] [--department NAME] [--shared] [--wait]``:
+upload files to the gateway (admin keys may name the department, or the shared library) and
 optionally follow them (one progress bar per file, drawn from the gateway's document records)
 until indexed or failed."""
 from __future__ import annotations
@@ -23,6 +24,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="PDF, DOCX or TXT files")
     p.add_argument("--strategy", choices=("token", "question"), default="token",
                    help="chunking strategy (default: token)")
+    p.add_argument("--department", default=None, help="admin keys: file under this department (default: the key's)")
+    p.add_argument("--shared", action="store_true",
+                   help="admin keys: into the shared library, readable by every department")
     p.add_argument("--wait", action="store_true", help="show progress until every file is indexed or failed")
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds to wait with --wait (default $LEGCO_WAIT_TIMEOUT_S or 1800)")
@@ -77,13 +81,13 @@ async def _ingest(args: argparse.Namespace) -> int:
         if not args.wait:
             for path in args.files:
                 try:
-                    r = await api.upload(client, path, args.strategy)
+                    r = await api.upload(client, path, args.strategy, args.department, args.shared)
                 except (api.ApiError, OSError) as e:
                     err.print(f"error: {path.name}: {e}", markup=False, highlight=False)
                     failures += 1
                     continue
-                out.print(f"queued {r['filename']} (id {r['document_id']}, strategy {r['strategy']})"
-                          + (f"; replaced {', '.join(r['replaced'])}" if r.get("replaced") else ""),
+                replaces = f"; replaces {', '.join(r['replaced'])} once indexed" if r.get("replaced") else ""
+                out.print(f"queued {r['filename']} (id {r['document_id']}, strategy {r['strategy']}){replaces}",
                           highlight=False, markup=False)
             return 1 if failures else 0
         stream = DocumentStream(client, args.client)
@@ -96,7 +100,7 @@ async def _ingest(args: argparse.Namespace) -> int:
                 runner = asyncio.create_task(tracker.run(timeout_s))
                 for path in args.files:
                     try:
-                        r = await api.upload(client, path, args.strategy)
+                        r = await api.upload(client, path, args.strategy, args.department, args.shared)
                     except (api.ApiError, OSError) as e:
                         bars.progress.console.print(f"error: {path.name}: {e}", markup=False, highlight=False)
                         failures += 1

@@ -20,7 +20,11 @@
 # bootstrap list. The layouts keep separate data: switching starts from empty topics (documents,
 # vectors and the registry are in MinIO and Chroma; let ingest finish before switching).
 # LEGCO_INFRA=external: Kafka, MinIO and Chroma run elsewhere (e.g. testcontainers when a
-# Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, CHROMA_HOST, CHROMA_PORT.
+# Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, MINIO_ACCESS_KEY, MINIO_SECRET_KEY,
+# CHROMA_HOST, CHROMA_PORT.
+# Credentials: the first `up` of a LEGCO_VAR generates MinIO's root user and password into
+# $LEGCO_VAR/minio.credentials (mode 0600; later runs reuse them) and the first admin API key into
+# $LEGCO_VAR/admin.key. supervisord.conf holds them too and is written with mode 0600.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
@@ -55,16 +59,41 @@ venv="$LEGCO_CACHE/venv"
 conf="$LEGCO_VAR/supervisord.conf"
 sock="$LEGCO_VAR/supervisor.sock"
 logs="$LEGCO_VAR/log"
+creds="$LEGCO_VAR/minio.credentials"
 ctl() { "$venv/bin/supervisorctl" -c "$conf" "$@"; }
+
+random_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+minio_credentials() {  # sets MINIO_ACCESS_KEY / MINIO_SECRET_KEY (generated on the first run)
+  if [ "$infra" = external ]; then
+    : "${MINIO_ACCESS_KEY:?LEGCO_INFRA=external needs MINIO_ACCESS_KEY and MINIO_SECRET_KEY}"
+    : "${MINIO_SECRET_KEY:?LEGCO_INFRA=external needs MINIO_ACCESS_KEY and MINIO_SECRET_KEY}"
+    return
+  fi
+  if [ ! -s "$creds" ]; then
+    mkdir -p "$LEGCO_VAR"
+    (umask 077; printf 'MINIO_ACCESS_KEY=legco-%s\nMINIO_SECRET_KEY=%s\n' "$(random_hex 6)" "$(random_hex 20)" > "$creds.tmp")
+    mv "$creds.tmp" "$creds"
+    echo "[stack] MinIO credentials created: $creds (mode 0600)"
+  fi
+  chmod 600 "$creds"
+  MINIO_ACCESS_KEY=$(sed -n 's/^MINIO_ACCESS_KEY=//p' "$creds")
+  MINIO_SECRET_KEY=$(sed -n 's/^MINIO_SECRET_KEY=//p' "$creds")
+  if [ -z "$MINIO_ACCESS_KEY" ] || [ -z "$MINIO_SECRET_KEY" ]; then
+    echo "[stack] $creds lacks MINIO_ACCESS_KEY or MINIO_SECRET_KEY; fix or delete it" >&2; exit 1
+  fi
+}
 
 write_conf() {
   mkdir -p "$logs" "$LEGCO_VAR/minio" "$LEGCO_VAR/chroma"
-  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
+  minio_credentials
+  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
-              LLM_BASE_URL LLM_MODEL LLM_API_KEY; do
+              LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
   done
+  (umask 077  # the file holds the MinIO credentials
   {
   cat <<CONF
 [unix_http_server]
@@ -95,7 +124,7 @@ redirect_stderr=true
 CONF
   kafka_conf
   program minio 10 "$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet" \
-    'MINIO_ROOT_USER="minioadmin",MINIO_ROOT_PASSWORD="minioadmin",MINIO_BROWSER="off"'
+    "MINIO_ROOT_USER=\"$MINIO_ACCESS_KEY\",MINIO_ROOT_PASSWORD=\"$MINIO_SECRET_KEY\",MINIO_BROWSER=\"off\""
   program chroma 10 "$venv/bin/chroma run --path $LEGCO_VAR/chroma --host 127.0.0.1 --port $CHROMA_PORT" 'ANONYMIZED_TELEMETRY="False"'
   program e5 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT" "PYTHONPATH=\"$repo\""
   # queries get their own e5 process (one OpenMP thread: a question is one short text), so a
@@ -110,7 +139,8 @@ CONF
     if [ "$svc" = query ]; then env="$env,QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\""; fi
     program "$svc" 30 "$venv/bin/python -m services.$svc" "$env"
   done
-} > "$conf"
+} > "$conf")
+  chmod 600 "$conf"
 }
 
 kafka_conf() {  # one [program:kafka], or [program:kafka-n] per node of a KAFKA_BROKERS cluster
@@ -176,7 +206,8 @@ up() {
   KAFKA_BOOTSTRAP="$KAFKA_BOOTSTRAP" KAFKA_REPLICATION_FACTOR="$([ "$infra" = native ] && echo "$KAFKA_REPLICATION" || echo 0)" \
     PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
   # the first admin key (only when the key store has no active admin key; a restart keeps it)
-  MINIO_ENDPOINT="$MINIO_ENDPOINT" PYTHONPATH="$repo" "$venv/bin/python" -m services.gateway.bootstrap "$LEGCO_VAR/admin.key"
+  MINIO_ENDPOINT="$MINIO_ENDPOINT" MINIO_ACCESS_KEY="$MINIO_ACCESS_KEY" MINIO_SECRET_KEY="$MINIO_SECRET_KEY" \
+    PYTHONPATH="$repo" "$venv/bin/python" -m services.gateway.bootstrap "$LEGCO_VAR/admin.key"
   ctl start gateway query parser "tables:*" splitter embedder >/dev/null || true
   wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
   local tports=""

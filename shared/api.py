@@ -15,15 +15,16 @@ Server-Sent Events (``GET /api/v1/events``): event ``document`` carries a whole 
 (JSON) after each change to it (upload, each progress step, a chunk deleted); event ``deleted``
 carries ``DeletedNotice`` when a document is gone (deleted, or replaced by a same-named upload).
 Clients replace their copy of the record; they never fold the pipeline's progress events.
+Each SSE client receives only the documents its key may see.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from shared.events import Status
-from shared.models import FileType, StrategyName
+from shared.events import AuditAction, Status
+from shared.models import FileType, StrategyName, Visibility
 
 MatchedBy = Literal["dense", "question-line", "keyword"]
 """The retrieval signal under which a source ranked best (see ``Source``)."""
@@ -37,6 +38,24 @@ SSE_DELETED = "deleted"  # SSE event name: data = a DeletedNotice
 def _absent(value: object) -> bool:
     """Serialization filter of fields that are left out of the JSON when they have no value."""
     return value is None
+
+
+def _text(value: object) -> object:
+    """Refuse strings that are not Unicode text, saying why: JSON can carry a lone UTF-16
+    surrogate (``"\\ud800"``), which Python decodes into a ``str`` that cannot be encoded as UTF-8
+    again (pydantic refuses it too, but only as "unable to parse raw data")."""
+    if not isinstance(value, str):
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the text holds a lone UTF-16 surrogate (an escape such as \\ud800 that is not "
+                         "half of a pair), which is not a character") from None
+    return value
+
+
+Text = Annotated[str, BeforeValidator(_text)]
+"""A request string that is Unicode text (every string field of a request body uses it)."""
 
 
 class ApiResponse(BaseModel):
@@ -64,9 +83,9 @@ class KeyCreate(BaseModel):
     """``POST /api/v1/keys``: the department (1-63 lowercase letters, digits, ``-``) and role of a
     new key, and an optional label (who or what it is for)."""
 
-    department: str
+    department: Text = Field(max_length=63)
     role: Role
-    label: str = ""
+    label: Text = Field(default="", max_length=200)
 
 
 class KeyInfo(ApiResponse):
@@ -101,6 +120,27 @@ class KeyRevoked(ApiResponse):
     key_prefix: str
 
 
+class AuditEntry(ApiResponse):
+    """One audit log entry (``GET /api/v1/audit``), as the gateway published it: ``ts`` (ISO-8601
+    UTC), the caller's ``key_prefix`` and ``department``, ``action``, ``target`` (document id,
+    chunk id, key prefix, or ``METHOD /path`` of a denied request), ``result`` (``ok``, ``401``,
+    ``403`` …) and a ``detail`` sentence."""
+
+    ts: str
+    key_prefix: str
+    department: str
+    action: AuditAction
+    target: str
+    result: str
+    detail: str
+
+
+class AuditList(ApiResponse):
+    """``GET /api/v1/audit``: the entries that matched, newest first."""
+
+    entries: list[AuditEntry]
+
+
 # --- documents ---------------------------------------------------------------------------------
 
 
@@ -113,12 +153,22 @@ class DocumentRecord(ApiResponse):
     ``page_count`` is set once the document is parsed; ``chunk_count`` once it is indexed (0 when
     it failed). Times are ISO-8601 UTC strings; ``updated_at`` is the time of the last progress
     step. ``strategy_used`` is the strategy that produced the chunks (``token`` when a question-
-    strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``.
+    strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``;
+    ``waiting_for`` names the dependency (MinIO, Chroma …) the current stage waits for while it is down.
+
+    ``department`` owns the document; ``visibility`` ``department`` = only that department's keys
+    (and admins) see it, ``shared`` = the shared library, readable and queryable by every
+    department, replaced or deleted by admins only. Manifests written before departments
+    existed read as department ``default``, visibility ``department``. ``upload_seq`` orders
+    uploads (nanoseconds since the epoch, strictly increasing per gateway; 0 for documents
+    uploaded before it existed): a same-named document of the same department and visibility
+    with a higher ``upload_seq`` replaces this one once it is indexed.
     """
 
     document_id: str
     filename: str
     department: str = "default"
+    visibility: Visibility = "department"
     file_type: FileType | None = None
     strategy: StrategyName
     strategy_used: str | None = None
@@ -130,10 +180,12 @@ class DocumentRecord(ApiResponse):
     page_count: int | None = None
     chunk_count: int = 0
     upload_date: str
+    upload_seq: int = 0
     updated_at: str | None = None
     size_bytes: int = 0
     sha256: str = ""
     error: str | None = None
+    waiting_for: str | None = None
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -144,18 +196,27 @@ class DeletedNotice(ApiResponse):
 
 
 class IngestResponse(ApiResponse):
-    """``POST /api/v1/ingest`` (202): the new document's id; ``replaced`` lists the ids of the
-    same-named documents this upload replaced."""
+    """``POST /api/v1/ingest`` (202): the new document's id and the department and visibility it
+    was filed under.
+
+    ``replaced`` lists the ids of the same-named documents of that department and visibility
+    that this upload *will* replace once it is indexed: until then they stay listed and
+    searchable, and if this upload fails they stay (the failed one is listed with its reason).
+    """
 
     document_id: str
     filename: str
     strategy: StrategyName
     status: Status
+    department: str
+    visibility: Visibility
     replaced: list[str] = []
 
 
 class DocumentListResponse(ApiResponse):
-    """``GET /api/v1/documents``: every document, newest upload first, with totals."""
+    """``GET /api/v1/documents``: every document the caller may see (its department's and the
+    shared library; an admin: all, or one department's and the shared library), newest upload
+    first, with totals."""
 
     documents: list[DocumentRecord]
     total_documents: int
@@ -203,6 +264,7 @@ class ChunkInfo(ApiResponse):
     scanned: bool | None = Field(None, exclude_if=_absent)
     file_type: str | None = Field(None, exclude_if=_absent)
     department: str | None = Field(None, exclude_if=_absent)
+    visibility: Visibility | None = Field(None, exclude_if=_absent)
 
 
 class ChunkListResponse(ApiResponse):
@@ -237,11 +299,11 @@ class QueryRequest(BaseModel):
     made with (``token``/``question``; a question-strategy paper without Q&A items is ``token``)
     or a topic section (exactly as printed, e.g. ``(A) 排水系統``)."""
 
-    question: str = Field(min_length=1, max_length=4000)
+    question: Text = Field(min_length=1, max_length=4000)
     top_k: int = Field(default=5, ge=1, le=50)
-    document_ids: list[str] | None = Field(default=None, min_length=1)
+    document_ids: list[Text] | None = Field(default=None, min_length=1)
     strategy: Literal["token", "question"] | None = None
-    topic_section: str | None = Field(default=None, max_length=500)
+    topic_section: Text | None = Field(default=None, max_length=500)
 
     @field_validator("question")
     @classmethod
@@ -254,6 +316,16 @@ class QueryRequest(BaseModel):
     @classmethod
     def _strip_topic(cls, v: str | None) -> str | None:
         return v.strip() if v is not None else None
+
+
+class ScopedQueryRequest(QueryRequest):
+    """What the gateway sends the query service: the caller's ``QueryRequest`` and the
+    departments whose documents it may read. ``None``: every department (an admin without a
+    department filter); a list: only chunks of those departments, plus the shared library
+    (``visibility`` ``shared``) — in the dense search, the question-line search, the keyword
+    index and hence ``also_in``. ``document_ids`` outside that scope match nothing."""
+
+    departments: list[str] | None = None
 
 
 class Rendition(ApiResponse):
@@ -276,6 +348,8 @@ class Source(ApiResponse):
     line) or ``"keyword"`` (BM25 on the query's words or their dictionary translations).
     ``matched_terms``: the query words (or their translations, ``"特惠 (ex gratia)"``) found
     in the chunk. ``also_in``: the same passage in other documents (collapsed into this one).
+    ``department``: the department of the source's document; ``visibility``: ``shared`` when
+    it is in the shared library (the UI then says "shared").
     """
 
     chunk_id: str
@@ -294,6 +368,8 @@ class Source(ApiResponse):
     matched_by: MatchedBy = "dense"
     matched_terms: list[str] = Field(default_factory=list)
     also_in: list[Rendition] = Field(default_factory=list)
+    department: str = "default"
+    visibility: Visibility = "department"
 
 
 class QueryResponse(ApiResponse):

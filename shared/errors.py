@@ -19,3 +19,18 @@ class DocumentError(Exception):
         super().__init__(reason)
         self.reason = reason
         self.code = code
+
+
+class DependencyError(Exception):
+    """A dependency (MinIO, Chroma, the embeddings endpoint, Kafka) could not be used: an outage,
+    not bad input. Stages wait for it and try again (``shared.outage``).
+
+    Args:
+        dependency: its name for the user, e.g. ``"Chroma"``.
+        detail: what went wrong, one line.
+    """
+
+    def __init__(self, dependency: str, detail: str = "") -> None:
+        super().__init__(f"{dependency} is not reachable{': ' + detail if detail else ''}")
+        self.dependency = dependency
+        self.detail = detail

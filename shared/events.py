@@ -1,8 +1,10 @@
 """Versioned pydantic event models carried on the Kafka topics of ``shared.topics``.
 
 Events carry references to MinIO objects (keys), never page images or big texts.
-Every event has ``document_id`` (the Kafka message key), ``department`` (tenant key, for the
-per-department isolation that comes later) and ``event_version``.
+Every event has ``document_id`` (the Kafka message key), ``department`` (the department the
+document belongs to) and ``visibility`` (``department``: readable by that department only;
+``shared``: by every department), both set by the gateway on upload and copied by every stage
+into the events it derives, and ``event_version``.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.models import FileType, StrategyName
+from shared.models import FileType, StrategyName, Visibility
 
 Stage = Literal["uploaded", "parsing", "tables", "splitting", "embedding", "indexed", "failed"]
 Status = Literal["queued", "processing", "indexed", "failed"]
@@ -30,6 +32,7 @@ class EventBase(BaseModel):
     event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     document_id: str
     department: str = "default"
+    visibility: Visibility = "department"  # events written before visibility existed: "department"
     ts: str = Field(default_factory=utcnow)
 
 
@@ -159,6 +162,7 @@ class ProgressEvent(EventBase):
     file_type: FileType | None = None
     strategy_used: str | None = None
     error: str | None = None
+    waiting_for: str | None = None
     warnings: list[str] = Field(default_factory=list)
     scanned_pages: list[int] = Field(default_factory=list)
 
@@ -172,3 +176,29 @@ class DeadLetter(EventBase):
     error_type: str
     attempts: int
     payload: dict[str, Any]
+
+
+AuditAction = Literal["upload", "delete", "replace", "chunk_delete", "key_create", "key_revoke", "denied"]
+"""What an audit entry records (``denied``: a request answered 401 or 403)."""
+
+
+class AuditEvent(BaseModel):
+    """One entry of the audit log (``legco.audit.v1``), published by the gateway.
+
+    ``ts``: ISO-8601 UTC time; ``key_prefix``: the caller's key prefix (for a 401, the prefix of
+    the key presented when it was well-formed, else ``""``); ``department``: the caller's (for a
+    system action such as a replacement, the document's); ``target``: what was acted on (a
+    document id, ``{document_id}_{chunk_index}``, a key prefix, or ``METHOD /path`` for a denied
+    request); ``result``: ``ok`` or the HTTP status refused (``401``, ``403`` …); ``detail``: a
+    sentence (filename, the refusal's reason …). Not an ``EventBase``: it is about a request, not
+    about one document.
+    """
+
+    event_version: Literal[1] = 1
+    ts: str = Field(default_factory=utcnow)
+    key_prefix: str = ""
+    department: str = ""
+    action: AuditAction
+    target: str
+    result: str
+    detail: str = ""

@@ -2,7 +2,9 @@
 
 Each service process has one ``REGISTRY``; FastStream's ``KafkaPrometheusMiddleware`` adds
 per-topic consumer/producer metrics to it, and the pipeline metrics below count documents,
-pages and chunks per stage, stage latency and failures by reason.
+pages and chunks per stage, stage latency and failures by reason. Documents, pages, failures
+and queries carry a ``department`` label (the document's department; for queries the caller's
+scope: its department, or ``all`` for an admin without a department filter).
 """
 from __future__ import annotations
 
@@ -24,12 +26,16 @@ if TYPE_CHECKING:
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
-DOCUMENTS = Counter("legco_documents_total", "Documents handled by a stage, by outcome",
-                    ["stage", "outcome"], registry=REGISTRY)
-PAGES = Counter("legco_pages_total", "Pages processed by a stage", ["stage"], registry=REGISTRY)
+DOCUMENTS = Counter("legco_documents_total", "Documents handled by a stage, by outcome and department",
+                    ["stage", "outcome", "department"], registry=REGISTRY)
+PAGES = Counter("legco_pages_total", "Pages processed by a stage, by department", ["stage", "department"],
+                registry=REGISTRY)
 CHUNKS = Counter("legco_chunks_total", "Chunks processed by a stage", ["stage"], registry=REGISTRY)
-FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reason code",
-                   ["stage", "reason"], registry=REGISTRY)
+FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reason code and department",
+                   ["stage", "reason", "department"], registry=REGISTRY)
+DEPENDENCY_WAITS = Counter("legco_dependency_waits_total",
+                           "Outages a stage waited out (a dependency down), by stage and dependency",
+                           ["stage", "dependency"], registry=REGISTRY)
 RETRIES = Counter("legco_handler_retries_total", "Handler attempts that raised and were retried",
                   ["stage"], registry=REGISTRY)
 STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on one document (s)",
@@ -45,6 +51,8 @@ EMBED_SPEED = Gauge("legco_embeddings_tokens_per_second",
                     ["endpoint"], registry=REGISTRY)
 EMBED_TIMEOUTS = Counter("legco_embeddings_timeouts_total", "Embeddings requests that timed out",
                          ["endpoint"], registry=REGISTRY)
+QUERIES = Counter("legco_queries_total", "Questions answered, by the caller's department (or all) and answer mode",
+                  ["department", "mode"], registry=REGISTRY)
 
 # --- table stage (services/tables) ------------------------------------------------------
 PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG for the vision LLM",

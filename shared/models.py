@@ -12,6 +12,9 @@ from pydantic import BaseModel, Field
 FileType = Literal["pdf", "docx", "txt"]
 StrategyName = Literal["token", "question"]
 STRATEGIES: tuple[str, ...] = ("token", "question")
+Visibility = Literal["department", "shared"]
+"""Who may read a document: its own department only, or every department (the shared library)."""
+VISIBILITIES: tuple[Visibility, ...] = ("department", "shared")
 
 
 def is_strategy(name: str) -> TypeGuard[StrategyName]:

@@ -9,9 +9,23 @@ from __future__ import annotations
 import socket
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def read_credentials(path: Path) -> dict[str, str]:
+    """``NAME=value`` lines of a credentials file (``scripts/stack.sh`` writes
+    ``$LEGCO_VAR/minio.credentials``); ``{}`` when it is missing or unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+    return {k.strip(): v.strip() for k, v in pairs}
 
 
 class Settings(BaseSettings):
@@ -27,8 +41,12 @@ class Settings(BaseSettings):
     kafka_replication_factor: int = 0
     kafka_admin_wait_s: float = 60.0  # how long the admin waits for that many brokers
     minio_endpoint: str = "localhost:9000"
-    minio_access_key: str = "minioadmin"
-    minio_secret_key: str = "minioadmin"
+    # MinIO root credentials: `make up` generates them once per LEGCO_VAR and passes them to every
+    # service. Unset here, they are read from minio_credentials_file (the checkout's var/, so a
+    # service started by hand next to `make up` finds them).
+    minio_access_key: str = ""
+    minio_secret_key: str = ""
+    minio_credentials_file: Path = REPO / "var" / "minio.credentials"
     minio_secure: bool = False
     minio_bucket: str = "legco"
     chroma_host: str = "localhost"
@@ -87,12 +105,24 @@ class Settings(BaseSettings):
     query_service_url: str = "http://127.0.0.1:8104"
     query_forward_timeout_s: float = 120.0   # gateway → query service, per request
     query_forward_attempts: int = 2          # a refused connection is tried once more (shared.retry)
+    # How long an upload waits for Kafka to accept its documents.uploaded event; past it (Kafka
+    # down) the upload is undone and answered 503, so no document waits queued for nothing.
+    publish_timeout_s: float = 10.0
     # Consumer-group suffix of the query service (``query-<instance>``): every replica keeps its
     # own keyword index and must see every documents.indexed / documents.deleted event, so each
     # needs a distinct value. Default: the host name (a k8s pod's or a container's name); set it
     # when two query services run on one host.
     query_instance: str = Field(default_factory=socket.gethostname)
     max_upload_bytes: int = 100 * 1024 * 1024
+    max_request_bytes: int = 1024 * 1024  # body of any other request (JSON), 413 above
+    # Host header values the gateway answers (DNS rebinding): comma-separated names, a port is
+    # ignored, "*.example.org" matches subdomains, "*" turns the check off.
+    allowed_hosts: Annotated[list[str], NoDecode] = ["localhost", "127.0.0.1", "::1"]
+    # Audit log (legco.audit.v1): entries waiting to be published (more are dropped and logged,
+    # a request never waits for the audit log), seconds per publish, seconds to read it back.
+    audit_queue_size: int = 1000
+    audit_publish_timeout_s: float = 5.0
+    audit_read_timeout_s: float = 15.0
     max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
     parse_timeout_s: float = 120.0
     parse_memory_limit_bytes: int = 2 * 1024 * 1024 * 1024
@@ -130,6 +160,13 @@ class Settings(BaseSettings):
 
     # --- consumers -------------------------------------------------------------------
     handler_max_attempts: int = 3
+    # An outage (a dependency refusing, timing out, answering 5xx) uses no attempt: the stage
+    # waits — base seconds doubling with jitter, at most max — and dead-letters only after limit.
+    outage_retry_base_s: float = 0.5
+    outage_retry_max_s: float = 15.0
+    outage_limit_s: float = 1800.0
+    # The gateway's progress fold waits this long for MinIO before it lets the event come again.
+    progress_write_wait_s: float = 120.0
     # Records a stage reads ahead (queued + running) before it pauses its partitions; they are
     # small events (MinIO keys), so reading far ahead costs little and lets the department-fair
     # dispatch see another department's paper behind a bulk upload.
@@ -141,6 +178,9 @@ class Settings(BaseSettings):
 
     # --- query -----------------------------------------------------------------------
     query_top_k: int = 5
+    # At start the query service answers once the language means are loaded, or after this many
+    # seconds; the keyword side is built in the background meanwhile.
+    query_start_wait_s: float = 3.0
     # Retrieval scoring (services/query/README.md): candidates fetched per language and
     # collection, weight of the question-line similarity for Q&A chunks, score bonus of Q&A
     # chunks, chunks with fewer non-space characters than query_min_content_chars (title-only
@@ -158,6 +198,21 @@ class Settings(BaseSettings):
     query_duplicate_threshold: float = 0.8
 
     department_default: str = Field(default="default", description="department key stamped on every record")
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, v: object) -> object:
+        if isinstance(v, str):
+            return [h.strip().lower() for h in v.split(",") if h.strip()]
+        return v
+
+    @model_validator(mode="after")
+    def _minio_credentials(self) -> Settings:
+        if not (self.minio_access_key and self.minio_secret_key):
+            found = read_credentials(self.minio_credentials_file)
+            self.minio_access_key = self.minio_access_key or found.get("MINIO_ACCESS_KEY", "")
+            self.minio_secret_key = self.minio_secret_key or found.get("MINIO_SECRET_KEY", "")
+        return self
 
     @property
     def kafka_servers(self) -> list[str]:
@@ -208,7 +263,7 @@ class ClientSettings(BaseSettings):
     wait_timeout_s: float = 1800.0  # `legco ingest --wait` / `legco eval`: give up after this long
     api_key: str = ""  # LEGCO_API_KEY; empty: the admin key `make up` wrote to var/admin.key
     # where a checkout's `make up` writes the admin key (LEGCO_VAR/admin.key, default var/ in the repo)
-    key_file: Path = Path(__file__).resolve().parents[1] / "var" / "admin.key"
+    key_file: Path = REPO / "var" / "admin.key"
 
     def api_key_or_file(self) -> str:
         """``LEGCO_API_KEY``, else the key in ``key_file`` when it is readable, else ``""``."""

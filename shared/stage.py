@@ -27,7 +27,9 @@ A service's ``main.py`` is then only wiring::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -43,7 +45,8 @@ from shared.dispatch import QueueRebalance, fair_handler
 from shared.errors import DocumentError
 from shared.events import DeadLetter, EventBase, ProgressEvent, Stage as StageName, Status
 from shared.kafka import StagePublishers, make_broker, stage_publishers
-from shared.metrics import DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
+from shared.metrics import DEPENDENCY_WAITS, DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
+from shared.outage import Outages, dependency_of
 from shared.settings import Settings, get_settings
 from shared.storage import ObjectStore, open_store
 from shared.worker import make_app
@@ -93,6 +96,7 @@ class Stage:
         self.pubs: StagePublishers = stage_publishers(self.broker, output_topic)
         self.app: AsgiFastStream = make_app(self.broker, lifespan=self._lifespan)
         self.queues: list[WorkQueue] = []
+        self.outages = Outages()
         self.provide(settings=self._settings)
 
     # --- clients ------------------------------------------------------------------------
@@ -144,7 +148,7 @@ class Stage:
         partitions' records.
         """
         queue = WorkQueue(f"{self.service}:{topic}", concurrency=concurrency,
-                          max_buffered=self._settings.stage_max_buffered)
+                          max_buffered=self._settings.stage_max_buffered, gate=self.outages.clear)
         self.queues.append(queue)
         kwargs.setdefault("max_poll_records", 50)
         sub = self.broker.subscriber(topic, group_id=group or self.group, ack_policy=AckPolicy.MANUAL,
@@ -166,7 +170,8 @@ class Stage:
         stage; ``fields`` are further ``ProgressEvent`` fields, e.g. ``pages_done``)."""
         fields.setdefault("filename", getattr(event, "filename", "") or "")
         await self.pubs.report(ProgressEvent(document_id=event.document_id, department=event.department,
-                                             stage=stage or self.progress_stage, status=status, **fields))
+                                             visibility=event.visibility, stage=stage or self.progress_stage,
+                                             status=status, **fields))
 
     # --- the consumer contract ------------------------------------------------------------
     async def document_exists(self, document_id: str) -> bool:
@@ -181,10 +186,16 @@ class Stage:
         * ``None`` without calling ``work`` when the document was deleted or replaced
           (``check_exists``);
         * a ``DocumentError`` fails the document at once with its reason;
-        * any other exception is retried ``handler_max_attempts`` times with exponential backoff
-          (``handler_retry_base_s`` seconds, doubling), then the event goes to the dead-letter
-          topic and the document is failed with a reason. Nothing propagates: the consume loop
-          never dies on a handler error.
+        * an outage of a dependency (``shared.outage``: MinIO, Chroma, the embeddings endpoint or
+          Kafka refusing, timing out, answering 5xx) uses no attempt: the stage holds new work
+          (its queue's gate), reports ``waiting for <dependency>``, waits with capped exponential
+          backoff and jitter and tries again, until the dependency is back; only after
+          ``outage_limit_s`` seconds of one outage is the event dead-lettered, with a reason
+          naming the dependency;
+        * any other exception (a bug) is retried ``handler_max_attempts`` times with exponential
+          backoff (``handler_retry_base_s`` seconds, doubling), then dead-lettered and the
+          document failed with a reason. Nothing propagates: the consume loop never dies on a
+          handler error.
 
         Args:
             event: the consumed event; topic: the topic it came from (for the dead letter).
@@ -193,21 +204,26 @@ class Stage:
         Returns:
             ``work()``'s result, or ``None`` when the document is gone or was failed.
         """
-        if check_exists and not await self.document_exists(event.document_id):
-            return None
         settings = self.settings
         start = time.perf_counter()
         attempts = settings.handler_max_attempts
-        for attempt in range(1, attempts + 1):
+        attempt = waits = 0
+        while True:
             try:
+                if check_exists and not await self.document_exists(event.document_id):
+                    return None
                 result = await work()
-                STAGE_LATENCY.labels(self.progress_stage).observe(time.perf_counter() - start)
-                DOCUMENTS.labels(self.progress_stage, "ok").inc()
-                return result
             except DocumentError as e:
                 await self.fail(event, e.reason, e.code)
                 return None
-            except Exception as e:  # transient or a bug: bounded retries, then dead-letter
+            except Exception as e:
+                dependency = dependency_of(e, settings)
+                if dependency is not None:
+                    if await self._outage_wait(event, topic, e, dependency, waits):
+                        waits += 1
+                        continue
+                    return None
+                attempt += 1
                 log.exception("%s failed on %s (attempt %d/%d)", self.progress_stage, event.document_id,
                               attempt, attempts)
                 if attempt < attempts:
@@ -216,23 +232,51 @@ class Stage:
                     continue
                 await self.dead_letter(event, topic, e, attempts)
                 return None
-        return None
+            self.outages.recovered()
+            STAGE_LATENCY.labels(self.progress_stage).observe(time.perf_counter() - start)
+            DOCUMENTS.labels(self.progress_stage, "ok", event.department).inc()
+            return result
 
-    async def dead_letter(self, event: EventBase, topic: str, error: Exception, attempts: int) -> None:
-        """Move ``event`` to the dead-letter topic and fail its document with a reason."""
-        reason = (f"The {self.progress_stage} stage failed {attempts} times ({type(error).__name__}: "
-                  f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
+    async def _outage_wait(self, event: EventBase, topic: str, error: Exception, dependency: str,
+                           waits: int) -> bool:
+        """One wait of an outage: ``True`` after waiting (try again), ``False`` when the outage has
+        lasted ``outage_limit_s`` and the event was dead-lettered."""
+        s = self.settings
+        lasted = self.outages.down(dependency)
+        if lasted >= s.outage_limit_s:
+            took = f"{lasted / 60:.0f} minutes" if lasted >= 120 else f"{lasted:.0f} seconds"
+            reason = (f"{dependency} could not be reached for {took} while the {self.progress_stage} "
+                      "stage worked on this document; the event was moved to the dead-letter topic "
+                      "and can be replayed once it is back.")
+            await self.dead_letter(event, topic, error, 0, reason=reason)
+            return False
+        if waits == 0:
+            DEPENDENCY_WAITS.labels(self.progress_stage, dependency).inc()
+            log.warning("%s: %s is down (%s: %s); waiting", self.progress_stage, dependency,
+                        type(error).__name__, str(error)[:200])
+            with contextlib.suppress(Exception):  # Kafka itself may be what is down
+                await self.progress(event, waiting_for=dependency)
+        delay = min(s.outage_retry_max_s, s.outage_retry_base_s * 2 ** min(waits, 20))
+        await asyncio.sleep(delay * (0.5 + random.random() / 2))
+        return True
+
+    async def dead_letter(self, event: EventBase, topic: str, error: Exception, attempts: int,
+                          reason: str | None = None) -> None:
+        """Move ``event`` to the dead-letter topic and fail its document with a reason (default:
+        the stage failed ``attempts`` times with ``error``)."""
+        reason = reason or (f"The {self.progress_stage} stage failed {attempts} times ({type(error).__name__}: "
+                            f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
         await self.pubs.dead_letter.publish(
-            DeadLetter(document_id=event.document_id, department=event.department, source_topic=topic,
-                       consumer_group=self.group, reason=str(error)[:2000], error_type=type(error).__name__,
-                       attempts=attempts, payload=event.model_dump(mode="json")),
+            DeadLetter(document_id=event.document_id, department=event.department, visibility=event.visibility,
+                       source_topic=topic, consumer_group=self.group, reason=str(error)[:2000],
+                       error_type=type(error).__name__, attempts=attempts, payload=event.model_dump(mode="json")),
             key=event.document_id.encode())
         await self.fail(event, reason, "internal")
 
     async def fail(self, event: EventBase, reason: str, code: str) -> None:
         """Mark a document failed: count it and publish a terminal progress event with ``reason``."""
-        FAILURES.labels(self.progress_stage, code).inc()
-        DOCUMENTS.labels(self.progress_stage, "failed").inc()
+        FAILURES.labels(self.progress_stage, code, event.department).inc()
+        DOCUMENTS.labels(self.progress_stage, "failed", event.department).inc()
         await self.progress(event, stage="failed", status="failed", error=reason)
 
 

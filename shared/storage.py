@@ -111,9 +111,16 @@ class ObjectStore:
 
     Args:
         settings: endpoint, credentials and bucket name.
+
+    Raises:
+        ValueError: no MinIO credentials are configured (``MINIO_ACCESS_KEY``/``MINIO_SECRET_KEY``,
+            or the credentials file ``make up`` writes).
     """
 
     def __init__(self, settings: Settings) -> None:
+        if not (settings.minio_access_key and settings.minio_secret_key):
+            raise ValueError("No MinIO credentials: set MINIO_ACCESS_KEY and MINIO_SECRET_KEY, or run `make up`, "
+                             f"which writes them to {settings.minio_credentials_file}.")
         self.bucket = settings.minio_bucket
         self.client = Minio(
             settings.minio_endpoint,

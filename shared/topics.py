@@ -41,5 +41,18 @@ PROGRESS = "legco.documents.progress.v1"
 DEAD_LETTER = "legco.deadletter.v1"
 """events a consumer gave up on after its bounded retries, with the reason."""
 
+AUDIT = "legco.audit.v1"
+"""gateway → the admin audit route: one ``AuditEvent`` per upload, delete, replacement, chunk
+delete, key creation or revocation and per denied request (401/403). One partition (the log
+reads in order), keyed by department, kept forever (``retention.ms=-1``, see ``TOPIC_CONFIGS``)."""
+
 ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED,
-                               PROGRESS, DEAD_LETTER)
+                               PROGRESS, DEAD_LETTER, AUDIT)
+
+TOPIC_PARTITIONS: dict[str, int] = {AUDIT: 1}
+"""Topics whose partition count is fixed (the others get ``KAFKA_TOPIC_PARTITIONS``)."""
+
+TOPIC_CONFIGS: dict[str, dict[str, str]] = {AUDIT: {"retention.ms": "-1", "retention.bytes": "-1"}}
+"""Topic-level Kafka configs that differ from the broker's defaults (the audit log is never
+deleted by age or size). ``shared.admin`` sets them on creation and re-applies them to an
+existing topic."""

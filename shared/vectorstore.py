@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import chromadb
+from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Include, Metadata, PyEmbeddings, Where
 
@@ -66,9 +67,22 @@ class VectorStore:
     """
 
     def __init__(self, settings: Settings) -> None:
-        self.client = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port)
+        self.settings = settings
         self.collection_name = settings.chroma_collection
+        self._client: ClientAPI | None = None
         self._collections: dict[str, Collection] = {}
+
+    @property
+    def client(self) -> ClientAPI:
+        """The HTTP client, connected on first use: Chroma may be down while a service starts, and
+        that is an outage to wait for (``shared.outage``), not a reason for the service to die.
+
+        Raises:
+            ValueError: Chroma cannot be reached (chromadb's own error).
+        """
+        if self._client is None:
+            self._client = chromadb.HttpClient(host=self.settings.chroma_host, port=self.settings.chroma_port)
+        return self._client
 
     def _get(self, suffix: str) -> Collection:
         if suffix not in self._collections:
@@ -126,11 +140,12 @@ class VectorStore:
             self.refresh_document_stats(doc_id)
 
     # --- per-language statistics -----------------------------------------------------
-    def write_document_stats(self, document_id: str, department: str,
+    def write_document_stats(self, document_id: str, department: str, visibility: str,
                              sums: LanguageSums) -> None:
         """Replace the statistics of one document.
 
         Args:
+            department, visibility: the document's (kept in each record's metadata, like a chunk's).
             sums: language → (sum of the document's chunk vectors in that language, count).
         """
         self.stats.delete(where={"document_id": document_id})
@@ -144,7 +159,8 @@ class VectorStore:
             ids.append(f"{document_id}:{lang}")
             embs.append([x / count for x in vec])
             docs.append(json.dumps({"sum": vec, "count": count}))
-            metas.append({"document_id": document_id, "department": department, "lang": lang, "count": count})
+            metas.append({"document_id": document_id, "department": department, "visibility": visibility,
+                          "lang": lang, "count": count})
         if ids:
             self.stats.upsert(ids=ids, embeddings=_embeddings(embs), documents=docs, metadatas=metas)
 
@@ -152,16 +168,17 @@ class VectorStore:
         """Recompute one document's statistics from its stored chunk vectors."""
         got = self.collection.get(where={"document_id": document_id}, include=["embeddings", "metadatas"])
         sums: dict[str, tuple[list[float], int]] = {}
-        dept = "default"
+        dept, visibility = "default", "department"
         for emb, meta in zip(got["embeddings"] if got["embeddings"] is not None else [],
                              got["metadatas"] or [], strict=False):
             lang = str(meta.get("lang", ""))
             dept = str(meta.get("department", dept))
+            visibility = str(meta.get("visibility", visibility))
             if not lang:
                 continue
             vec, n = sums.get(lang, ([0.0] * len(emb), 0))
             sums[lang] = ([a + float(b) for a, b in zip(vec, emb, strict=True)], n + 1)
-        self.write_document_stats(document_id, dept, sums)
+        self.write_document_stats(document_id, dept, visibility, sums)
 
     def stats_records(self, where: dict[str, Any] | None = None) -> list[StatsRecord]:
         """Every statistics record as ``(document_id, lang, sum of chunk vectors, count)``, in

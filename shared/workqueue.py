@@ -152,9 +152,12 @@ class WorkQueue:
         name: for logs.
         concurrency: pieces of work running at once (each is one record's handler).
         max_buffered: records held (queued + running) before the partitions are paused.
+        gate: new work starts only while it is set (the stage's "no outage" event); work that is
+            running goes on.
     """
 
-    def __init__(self, name: str, *, concurrency: int = 1, max_buffered: int = 10_000) -> None:
+    def __init__(self, name: str, *, concurrency: int = 1, max_buffered: int = 10_000,
+                 gate: asyncio.Event | None = None) -> None:
         self.name = name
         self.concurrency = max(1, concurrency)
         self.max_buffered = max(1, max_buffered)
@@ -166,6 +169,7 @@ class WorkQueue:
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
         self._closed = False
+        self._gate = gate
 
     # --- feeding ------------------------------------------------------------------------
     def attach(self, committer: Committer) -> None:
@@ -212,6 +216,9 @@ class WorkQueue:
 
     async def _dispatch(self) -> None:
         while not self._closed:
+            if self._gate is not None and not self._gate.is_set():
+                await self._gate.wait()  # a dependency is down: start nothing new until it is back
+                continue
             started = False
             while len(self._running) < self.concurrency:
                 busy = {j.serial for j in self._running.values() if j.serial is not None}

@@ -28,7 +28,6 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from shared import topics
-from shared.settings import Settings
 from shared.vectorstore import VectorStore
 from tests.e2e.helpers import upload, wait_terminal
 from tests.infra import OFFSET, Stack, docker_engine, start_stack, stop_stack
@@ -132,7 +131,7 @@ def kill_broker_mid_ingest(cluster: Stack, docs: list[tuple[Path, str]], timeout
     first document is terminal, keep it down until every document is terminal, start it again."""
     bootstrap = cluster.env["KAFKA_BOOTSTRAP"]
     assert len(bootstrap.split(",")) == 3
-    vectors = VectorStore(Settings(chroma_host=cluster.env["CHROMA_HOST"], chroma_port=int(cluster.env["CHROMA_PORT"])))
+    vectors = VectorStore(cluster.settings())
     with httpx.Client(base_url=cluster.gateway_url, timeout=60.0, headers=cluster.auth()) as api:
         t0 = time.monotonic()
         ids = [upload(api, path, strategy)["document_id"] for path, strategy in docs]

@@ -9,11 +9,14 @@ so a developer's running ``make up`` is never touched.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from shared.settings import Settings, read_credentials
 from tests.conftest import REPO
 
 # Port offset of the test stack; parallel developers/CI jobs on one machine pick different ones.
@@ -35,6 +38,13 @@ class Stack:
     def admin_key(self) -> str:
         """The admin key the stack's bootstrap wrote to ``var/admin.key``."""
         return (self.var / "admin.key").read_text(encoding="utf-8").strip()
+
+    def settings(self, **overrides: Any) -> Settings:
+        """``Settings`` on this stack's Kafka, MinIO (with its credentials) and Chroma."""
+        return Settings(kafka_bootstrap=self.env["KAFKA_BOOTSTRAP"], minio_endpoint=self.env["MINIO_ENDPOINT"],
+                        minio_access_key=self.env["MINIO_ACCESS_KEY"], minio_secret_key=self.env["MINIO_SECRET_KEY"],
+                        chroma_host=self.env["CHROMA_HOST"], chroma_port=int(self.env["CHROMA_PORT"]),
+                        **overrides)
 
     def auth(self, key: str | None = None) -> dict[str, str]:
         """``Authorization`` header of ``key`` (default: the admin key)."""
@@ -69,12 +79,13 @@ def start_containers(env: dict[str, str]) -> list:
     from testcontainers.minio import MinioContainer
 
     kafka = KafkaContainer("apache/kafka:3.9.1").with_kraft().start()
-    minio = MinioContainer("minio/minio:RELEASE.2025-02-07T23-21-09Z",
-                           access_key="minioadmin", secret_key="minioadmin").start()
+    user, password = f"legco-{secrets.token_hex(6)}", secrets.token_hex(20)  # never MinIO's defaults
+    minio = MinioContainer("minio/minio:RELEASE.2025-02-07T23-21-09Z", access_key=user, secret_key=password).start()
     chroma = DockerContainer("chromadb/chroma:1.0.20").with_exposed_ports(8000).start()
     wait_for_logs(chroma, "Listening on", timeout=60)
     env.update(LEGCO_INFRA="external", KAFKA_BOOTSTRAP=kafka.get_bootstrap_server(),
                MINIO_ENDPOINT=f"{minio.get_container_host_ip()}:{minio.get_exposed_port(9000)}",
+               MINIO_ACCESS_KEY=user, MINIO_SECRET_KEY=password,
                CHROMA_HOST=chroma.get_container_host_ip(), CHROMA_PORT=str(chroma.get_exposed_port(8000)))
     return [kafka, minio, chroma]
 
@@ -99,6 +110,8 @@ def start_stack(extra_env: dict[str, str] | None = None, offset: int = OFFSET) -
     subprocess.run([str(REPO / "scripts" / "stack.sh"), "up"], env={**os.environ, **env}, check=True)
     env.setdefault("KAFKA_BOOTSTRAP", kafka_bootstrap(offset, int(env.get("KAFKA_BROKERS", "1"))))
     env.setdefault("MINIO_ENDPOINT", f"127.0.0.1:{9000 + offset}")
+    for name, value in read_credentials(var / "minio.credentials").items():  # what the stack generated
+        env.setdefault(name, value)
     env.setdefault("CHROMA_HOST", "127.0.0.1")
     env.setdefault("CHROMA_PORT", str(8000 + offset))
     env.setdefault("EMBEDDINGS_BASE_URL", f"http://127.0.0.1:{8200 + offset}/v1")

@@ -15,12 +15,16 @@ export interface paths {
         put?: never;
         /**
          * Ingest
-         * @description Accept one file (multipart field ``file``) for indexing with ``strategy``.
+         * @description Accept one file (multipart field ``file``) for indexing with ``strategy``, filed under the
+         *     key's department (an admin may name one) and visibility.
          *
-         *     A file whose filename is already registered (in the same department) replaces the old
-         *     document: once the new file is stored, the old one's chunks, page PDFs and manifest are
-         *     deleted. Accepted extensions: ``GET /api/v1/config``. Errors: 400 unknown strategy,
-         *     unsupported extension or empty file; 413 over ``MAX_UPLOAD_BYTES``.
+         *     A file whose filename is already registered in the same department and visibility replaces
+         *     the older copies once it is indexed (``replaced`` lists them); until then they stay listed
+         *     and searchable, and if it fails they stay. The same filename in another department is
+         *     another document. Accepted extensions: ``GET /api/v1/config``. Errors: 400 unknown strategy
+         *     or visibility, unsupported extension or empty file; 403 a member naming another department
+         *     or the shared library (or a reader key); 413 over ``MAX_UPLOAD_BYTES``; 503 when the upload
+         *     could not be handed to the pipeline within ``PUBLISH_TIMEOUT_S`` (nothing is kept).
          */
         post: operations["ingest_api_v1_ingest_post"];
         delete?: never;
@@ -38,7 +42,9 @@ export interface paths {
         };
         /**
          * List Documents
-         * @description Every document with status, stage, progress and chunk count, newest first.
+         * @description The caller's documents (its department's and the shared library; an admin: every
+         *     department, or with ``?department=`` that one and the shared library) with status, stage,
+         *     progress and chunk count, newest first.
          */
         get: operations["list_documents_api_v1_documents_get"];
         put?: never;
@@ -58,14 +64,15 @@ export interface paths {
         };
         /**
          * Get Document
-         * @description One document's record (404 when unknown).
+         * @description One document's record (404 when unknown or another department's).
          */
         get: operations["get_document_api_v1_documents__document_id__get"];
         put?: never;
         post?: never;
         /**
          * Remove Document
-         * @description Delete a document: its chunks, page PDFs, original and registry record.
+         * @description Delete a document: its chunks, page PDFs, original and registry record. 403 for a
+         *     reader key, and for a shared document unless the key is an admin's.
          */
         delete: operations["remove_document_api_v1_documents__document_id__delete"];
         options?: never;
@@ -105,7 +112,8 @@ export interface paths {
         post?: never;
         /**
          * Remove Chunk
-         * @description Delete one chunk by id (``{document_id}_{chunk_index}``).
+         * @description Delete one chunk by id (``{document_id}_{chunk_index}``). 404 when the chunk or its
+         *     document is unknown or another department's; 403 as for deleting its document.
          */
         delete: operations["remove_chunk_api_v1_chunks__chunk_id__delete"];
         options?: never;
@@ -122,7 +130,8 @@ export interface paths {
         };
         /**
          * Page Pdf
-         * @description The original page ``page_number`` (1-based) of a PDF document as a one-page PDF.
+         * @description The original page ``page_number`` (1-based) of a PDF document as a one-page PDF (404 when
+         *     the page, or the document, is unknown or another department's).
          */
         get: operations["page_pdf_api_v1_documents__document_id__pages__page_number__pdf_get"];
         put?: never;
@@ -144,9 +153,11 @@ export interface paths {
          * Events
          * @description Stream document changes to the client: event ``document`` with the whole record (JSON
          *     ``DocumentRecord``) after each change (upload, progress, a chunk deleted), event ``deleted``
-         *     with ``{"document_id"}`` when a document is gone. A ping comment every 15 s keeps proxies
-         *     from closing the stream. Events sent while the client was disconnected are not replayed:
-         *     a client that reconnects re-reads ``GET /api/v1/documents``.
+         *     with ``{"document_id"}`` when a document is gone — only for the documents the key may see
+         *     (its department's and the shared library; an admin: all, or with ``?department=`` that
+         *     department's and the shared library), as ``GET /api/v1/documents`` lists them. A ping
+         *     comment every 15 s keeps proxies from closing the stream. Events sent while the client was
+         *     disconnected are not replayed: a client that reconnects re-reads ``GET /api/v1/documents``.
          */
         get: operations["events_api_v1_events_get"];
         put?: never;
@@ -168,8 +179,10 @@ export interface paths {
         put?: never;
         /**
          * Query
-         * @description Answer a question from the indexed documents (see the query service). 503 when the
-         *     query service is down.
+         * @description Answer a question from the documents the key may read: its department's and the shared
+         *     library (an admin: every department, or with ``?department=`` that one and the shared
+         *     library). ``document_ids`` of other departments match nothing. Each source names its
+         *     ``department`` and ``visibility``. 503 when the query service is down.
          */
         post: operations["query_api_v1_query_post"];
         delete?: never;
@@ -264,6 +277,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit Log
+         * @description Audit entries (uploads, deletes, replacements, chunk deletes, key creation and revocation,
+         *     refused requests) since ``since`` (default: the last 24 hours), newest first. 400 for a
+         *     ``since`` that is not a time; 503 when Kafka is not reachable.
+         */
+        get: operations["audit_log_api_v1_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -300,6 +335,40 @@ export interface components {
             strategies: string[];
             /** Max Upload Bytes */
             max_upload_bytes: number;
+        };
+        /**
+         * AuditEntry
+         * @description One audit log entry (``GET /api/v1/audit``), as the gateway published it: ``ts`` (ISO-8601
+         *     UTC), the caller's ``key_prefix`` and ``department``, ``action``, ``target`` (document id,
+         *     chunk id, key prefix, or ``METHOD /path`` of a denied request), ``result`` (``ok``, ``401``,
+         *     ``403`` …) and a ``detail`` sentence.
+         */
+        AuditEntry: {
+            /** Ts */
+            ts: string;
+            /** Key Prefix */
+            key_prefix: string;
+            /** Department */
+            department: string;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "upload" | "delete" | "replace" | "chunk_delete" | "key_create" | "key_revoke" | "denied";
+            /** Target */
+            target: string;
+            /** Result */
+            result: string;
+            /** Detail */
+            detail: string;
+        };
+        /**
+         * AuditList
+         * @description ``GET /api/v1/audit``: the entries that matched, newest first.
+         */
+        AuditList: {
+            /** Entries */
+            entries: components["schemas"]["AuditEntry"][];
         };
         /** Body_ingest_api_v1_ingest_post */
         Body_ingest_api_v1_ingest_post: {
@@ -400,6 +469,8 @@ export interface components {
             file_type?: string | null;
             /** Department */
             department?: string | null;
+            /** Visibility */
+            visibility?: ("department" | "shared") | null;
         } & {
             [key: string]: unknown;
         };
@@ -425,7 +496,9 @@ export interface components {
         };
         /**
          * DocumentListResponse
-         * @description ``GET /api/v1/documents``: every document, newest upload first, with totals.
+         * @description ``GET /api/v1/documents``: every document the caller may see (its department's and the
+         *     shared library; an admin: all, or one department's and the shared library), newest upload
+         *     first, with totals.
          */
         DocumentListResponse: {
             /** Documents */
@@ -445,7 +518,16 @@ export interface components {
          *     ``page_count`` is set once the document is parsed; ``chunk_count`` once it is indexed (0 when
          *     it failed). Times are ISO-8601 UTC strings; ``updated_at`` is the time of the last progress
          *     step. ``strategy_used`` is the strategy that produced the chunks (``token`` when a question-
-         *     strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``.
+         *     strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``;
+         *     ``waiting_for`` names the dependency (MinIO, Chroma …) the current stage waits for while it is down.
+         *
+         *     ``department`` owns the document; ``visibility`` ``department`` = only that department's keys
+         *     (and admins) see it, ``shared`` = the shared library, readable and queryable by every
+         *     department, replaced or deleted by admins only. Manifests written before departments
+         *     existed read as department ``default``, visibility ``department``. ``upload_seq`` orders
+         *     uploads (nanoseconds since the epoch, strictly increasing per gateway; 0 for documents
+         *     uploaded before it existed): a same-named document of the same department and visibility
+         *     with a higher ``upload_seq`` replaces this one once it is indexed.
          */
         DocumentRecord: {
             /** Document Id */
@@ -457,6 +539,12 @@ export interface components {
              * @default default
              */
             department: string;
+            /**
+             * Visibility
+             * @default department
+             * @enum {string}
+             */
+            visibility: "department" | "shared";
             /** File Type */
             file_type: ("pdf" | "docx" | "txt") | null;
             /**
@@ -501,6 +589,11 @@ export interface components {
             chunk_count: number;
             /** Upload Date */
             upload_date: string;
+            /**
+             * Upload Seq
+             * @default 0
+             */
+            upload_seq: number;
             /** Updated At */
             updated_at: string | null;
             /**
@@ -515,6 +608,8 @@ export interface components {
             sha256: string;
             /** Error */
             error: string | null;
+            /** Waiting For */
+            waiting_for: string | null;
             /** Warnings */
             warnings: string[];
         };
@@ -525,8 +620,12 @@ export interface components {
         };
         /**
          * IngestResponse
-         * @description ``POST /api/v1/ingest`` (202): the new document's id; ``replaced`` lists the ids of the
-         *     same-named documents this upload replaced.
+         * @description ``POST /api/v1/ingest`` (202): the new document's id and the department and visibility it
+         *     was filed under.
+         *
+         *     ``replaced`` lists the ids of the same-named documents of that department and visibility
+         *     that this upload *will* replace once it is indexed: until then they stay listed and
+         *     searchable, and if this upload fails they stay (the failed one is listed with its reason).
          */
         IngestResponse: {
             /** Document Id */
@@ -543,6 +642,13 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "processing" | "indexed" | "failed";
+            /** Department */
+            department: string;
+            /**
+             * Visibility
+             * @enum {string}
+             */
+            visibility: "department" | "shared";
             /**
              * Replaced
              * @default []
@@ -703,6 +809,8 @@ export interface components {
          *     line) or ``"keyword"`` (BM25 on the query's words or their dictionary translations).
          *     ``matched_terms``: the query words (or their translations, ``"特惠 (ex gratia)"``) found
          *     in the chunk. ``also_in``: the same passage in other documents (collapsed into this one).
+         *     ``department``: the department of the source's document; ``visibility``: ``shared`` when
+         *     it is in the shared library (the UI then says "shared").
          */
         Source: {
             /** Chunk Id */
@@ -744,6 +852,17 @@ export interface components {
             matched_terms: string[];
             /** Also In */
             also_in: components["schemas"]["Rendition"][];
+            /**
+             * Department
+             * @default default
+             */
+            department: string;
+            /**
+             * Visibility
+             * @default department
+             * @enum {string}
+             */
+            visibility: "department" | "shared";
         };
         /** ValidationError */
         ValidationError: {
@@ -772,6 +891,10 @@ export interface operations {
             query?: {
                 /** @description token | question */
                 strategy?: string;
+                /** @description admin keys: the department to file the document under (default: the key's) */
+                department?: string | null;
+                /** @description department (default) | shared: the shared library, readable by every department (admin keys) */
+                visibility?: string | null;
             };
             header?: never;
             path?: never;
@@ -805,7 +928,10 @@ export interface operations {
     };
     list_documents_api_v1_documents_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Admin keys: only this department's documents (and the shared library). Other keys may name only their own department. */
+                department?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -819,6 +945,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DocumentListResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -981,7 +1116,10 @@ export interface operations {
     };
     events_api_v1_events_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Admin keys: only this department's documents (and the shared library). Other keys may name only their own department. */
+                department?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -997,11 +1135,23 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     query_api_v1_query_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Admin keys: only this department's documents (and the shared library). Other keys may name only their own department. */
+                department?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1143,6 +1293,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeyRevoked"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    audit_log_api_v1_audit_get: {
+        parameters: {
+            query?: {
+                /** @description only this department's entries */
+                department?: string | null;
+                /** @description seconds (3600), a duration (30m, 1h, 2d, 1w) or an ISO-8601 time */
+                since?: string;
+                /** @description at most this many entries */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
                 };
             };
             /** @description Validation Error */

@@ -34,12 +34,15 @@ Report = Callable[..., Awaitable[None]]
 
 
 def chunk_metadata(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str = "") -> dict[str, Any]:
-    """Flat Chroma metadata of one chunk: document keys (document_id, department, filename,
-    ``lang`` = the document's language ``zh``/``en``), position (chunk_index, page_number),
-    ``content_chars`` (non-space characters of the text) and the strategy's own fields."""
+    """Flat Chroma metadata of one chunk: document keys (document_id, department, visibility,
+    filename, ``lang`` = the document's language ``zh``/``en``; the question-line record of a
+    Q&A chunk gets the same, so the query service's department filter applies to both),
+    position (chunk_index, page_number), ``content_chars`` (non-space characters of the text)
+    and the strategy's own fields."""
     meta: dict[str, Any] = dict(chunk.metadata)
     meta.update(
-        document_id=event.document_id, department=event.department, filename=event.filename,
+        document_id=event.document_id, department=event.department, visibility=event.visibility,
+        filename=event.filename,
         file_type=chunk_set.file_type, strategy=event.strategy, chunk_index=chunk.chunk_index,
         page_number=chunk.page_number if chunk.page_number is not None else -1,
         lang=lang or None, content_chars=content_chars(chunk.text),
@@ -146,7 +149,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     for p in plans:  # in chunk order, so a resumed document's sums equal a fresh one's
         e = vecs[p.chunk.id]
         vec_sum = list(e) if vec_sum is None else [a + b for a, b in zip(vec_sum, e, strict=True)]
-    await asyncio.to_thread(vectors.write_document_stats, doc_id, event.department,
+    await asyncio.to_thread(vectors.write_document_stats, doc_id, event.department, event.visibility,
                             {lang: (vec_sum, total)} if vec_sum is not None else {})
     if not await asyncio.to_thread(store.exists, storage.manifest_key(doc_id)):  # deleted while we embedded
         await asyncio.to_thread(vectors.delete_document, doc_id)

@@ -55,6 +55,7 @@ async def on_chunked(event: DocumentChunked, store: StoreDep, vectors: VectorsDe
                              lambda: embed_and_store(event, store, vectors, embed, settings, report))
     if stored is not None:
         await stage.emit(DocumentIndexed(document_id=event.document_id, department=event.department,
+                                         visibility=event.visibility,
                                          filename=event.filename, strategy=event.strategy,
                                          strategy_used=event.strategy_used, file_type=event.file_type,
                                          page_count=event.page_count, chunk_count=stored))

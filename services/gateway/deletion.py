@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from services.gateway.state import GatewayState
+from shared.api import DocumentRecord
 from shared.events import DocumentDeleted
 
 
@@ -22,8 +23,8 @@ async def delete_document(state: GatewayState, document_id: str) -> None:
     rec = state.registry.get(document_id)
     await asyncio.to_thread(state.vectors.delete_document, document_id)
     await asyncio.to_thread(state.store.delete_document, document_id)
-    await publish_deleted(state, document_id, rec.department if rec else state.settings.department_default)
-    state.registry.forget(document_id)  # announces ``deleted`` to SSE clients
+    await publish_deleted(state, document_id, rec)
+    state.registry.forget(document_id)  # announces ``deleted`` to the SSE clients that saw it
 
 
 async def delete_chunks(state: GatewayState, document_id: str, chunk_ids: list[str]) -> None:
@@ -35,13 +36,16 @@ async def delete_chunks(state: GatewayState, document_id: str, chunk_ids: list[s
     """
     rec = state.registry.get(document_id)
     await asyncio.to_thread(state.vectors.delete_ids, chunk_ids)
-    await publish_deleted(state, document_id, rec.department if rec else state.settings.department_default,
-                          chunk_ids)
+    await publish_deleted(state, document_id, rec, chunk_ids)
 
 
-async def publish_deleted(state: GatewayState, document_id: str, department: str,
+async def publish_deleted(state: GatewayState, document_id: str, record: DocumentRecord | None,
                           chunk_ids: list[str] | None = None) -> None:
-    """``DocumentDeleted`` on ``documents.deleted``, keyed by document id (``chunk_ids`` ``None``:
-    the whole document)."""
+    """``DocumentDeleted`` on ``documents.deleted``, keyed by document id, with the document's
+    department and visibility (``record`` ``None``: the defaults; ``chunk_ids`` ``None``: the
+    whole document)."""
+    department = record.department if record else state.settings.department_default
+    visibility = record.visibility if record else "department"
     await state.deletions.publish(DocumentDeleted(document_id=document_id, department=department,
-                                                  chunk_ids=chunk_ids), key=document_id.encode())
+                                                  visibility=visibility, chunk_ids=chunk_ids),
+                                  key=document_id.encode())

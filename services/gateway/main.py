@@ -2,9 +2,10 @@
 
 Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a
 delete); keeps the document registry by consuming ``documents.progress`` (consumer group per
-gateway instance, from the earliest offset, so a restarted gateway catches up); streams each
-changed record over SSE; forwards ``/api/v1/query`` to the query service; serves the built
-frontend at ``/``.
+gateway instance, from the earliest offset, so a restarted gateway catches up) and deletes
+replaced copies when their successor is indexed; streams each changed record over SSE to the
+clients whose key may see it; forwards ``/api/v1/query`` to the query service with the caller's
+department scope; serves the built frontend at ``/``.
 Run: ``python -m services.gateway``.
 """
 from __future__ import annotations
@@ -19,16 +20,20 @@ import httpx
 from fastapi import Depends, FastAPI
 from faststream import AckPolicy
 
-from services.gateway.api.routes import config, documents, events, health, ingest, keys, query, whoami
+from services.gateway.api.routes import audit, config, documents, events, health, ingest, keys, query, whoami
+from services.gateway.audit import AuditLog
 from services.gateway.auth.keys import KeyStore
 from services.gateway.auth.middleware import AuthMiddleware
 from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
+from services.gateway.guards import BodyLimit, HostGuard, Utf8Json
+from services.gateway.progress import fold_progress
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
 from shared import topics
 from shared.events import ProgressEvent
+from shared.http_errors import install_error_handlers
 from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
@@ -45,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     broker = make_broker(settings, "gateway")
     uploads = broker.publisher(topics.UPLOADED)
     deletions = broker.publisher(topics.DELETED)
+    audit_log = AuditLog(broker.publisher(topics.AUDIT), settings.audit_queue_size, settings.audit_publish_timeout_s)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -58,18 +64,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.info("API keys loaded: %d", await key_store.load())
         state = GatewayState(settings=settings, broker=broker, uploads=uploads, deletions=deletions, store=store,
                              vectors=VectorStore(settings), registry=registry, hub=hub, keys=key_store,
-                             http=httpx.AsyncClient())
+                             http=httpx.AsyncClient(), audit=audit_log)
 
         @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
-                           auto_offset_reset="earliest", ack_policy=AckPolicy.ACK)
+                           auto_offset_reset="earliest", ack_policy=AckPolicy.NACK_ON_ERROR)
         async def on_progress(event: ProgressEvent) -> None:
-            await registry.apply(event)  # sends the folded record to SSE clients
+            await fold_progress(state, event)  # committed only once written; retires replaced copies
 
         app.state.gateway = state
         await broker.start()
+        await audit_log.start()
         try:
             yield
         finally:
+            await audit_log.stop()
             await broker.stop()
             await state.http.aclose()
 
@@ -77,10 +85,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Upload briefing papers, follow their ingest, ask questions with page sources.",
                   lifespan=lifespan)
     for r in (ingest.router, documents.router, events.router, query.router, config.router, whoami.router,
-              keys.router):
+              keys.router, audit.router):
         app.include_router(r, prefix="/api/v1", dependencies=[Depends(current_caller)])  # every route: a key
     app.include_router(health.router)
+    install_error_handlers(app)  # malformed input: a 4xx with its reason, never a 500
+    # Outermost last: Host check, body size, UTF-8 JSON, then the API key; all before routing.
     app.add_middleware(AuthMiddleware)
+    app.add_middleware(Utf8Json)
+    app.add_middleware(BodyLimit, settings=settings)
+    app.add_middleware(HostGuard, settings=settings)
     add_metrics_route(app)
     mount_frontend(app, FRONTEND_DIST)
     return app

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 from faststream.kafka import KafkaBroker
 
+from services.gateway.audit import AuditLog
 from services.gateway.auth.keys import KeyStore
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
@@ -29,3 +30,4 @@ class GatewayState:
     hub: DocumentHub
     keys: KeyStore
     http: httpx.AsyncClient
+    audit: AuditLog | None = None  # None: nothing is audited (tests without Kafka)

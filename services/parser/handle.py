@@ -70,13 +70,13 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         if i % PROGRESS_EVERY == 0 or i == total:
             await report(pages_done=i, pages_total=total)
     await asyncio.to_thread(store.put_json, storage.pages_key(doc_id), parsed)
-    PAGES.labels("parsing").inc(total)
+    PAGES.labels("parsing", event.department).inc(total)
     scanned = [p.page_number for p in parsed.pages if p.scanned and p.page_number]
     warnings = list(parsed.warnings)
     if scanned:
         warnings.append(f"Pages without a text layer (scanned): {format_pages(scanned)}.")
     return DocumentParsed(
-        document_id=doc_id, department=event.department, filename=event.filename,
+        document_id=doc_id, department=event.department, visibility=event.visibility, filename=event.filename,
         strategy=event.strategy, file_type=parsed.file_type, page_count=total,
         pages_key=storage.pages_key(doc_id),
         page_pdf_prefix=storage.page_pdf_prefix(doc_id) if out.page_pdfs else None,

@@ -6,9 +6,11 @@ service should call it for untrusted uploads (see ``isolation.py``).
 """
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
-from shared.models import ParsedDocument
+from shared.models import PageText, ParsedDocument
 from shared.settings import Settings
 
 from .docx import parse_docx
@@ -65,6 +67,7 @@ def parse_document(data: bytes, filename: str, document_id: str, settings: Setti
         pages, extractor = [page], f"text:{codec}"
     if sniffed.file_type != "pdf" and not pages[0].text.strip():
         warnings.append("The document contains no text.")
+    warnings.extend(replace_lone_surrogates(pages))
     parsed = ParsedDocument(
         document_id=document_id,
         filename=filename,
@@ -75,6 +78,26 @@ def parse_document(data: bytes, filename: str, document_id: str, settings: Setti
         warnings=warnings,
     )
     return ParseOutput(parsed=parsed, page_pdfs=page_pdfs)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(pages: list[PageText]) -> list[str]:
+    """Replace lone UTF-16 surrogates in page texts with U+FFFD, in place; one warning per page.
+
+    A text layer can hold them (a font's mapping table pointing at half of a surrogate pair);
+    no UTF-8 encoder accepts them, so left in they would make every later write of the text
+    fail, for the same reason each time."""
+    notes = []
+    for n, page in enumerate(pages, start=1):
+        if _SURROGATE.search(page.text):
+            count = len(_SURROGATE.findall(page.text))
+            page.text = _SURROGATE.sub("\ufffd", page.text)
+            where = f"Page {page.page_number or n}" if page.page_number else "The text"
+            notes.append(f"{where} held {count} unreadable character(s) (lone UTF-16 surrogates); "
+                         "they were replaced by \ufffd.")
+    return notes
 
 
 def parse_document_isolated(data: bytes, filename: str, document_id: str, settings: Settings) -> ParseOutput:

@@ -21,7 +21,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
@@ -98,28 +98,36 @@ class Follower:
 
     # --- start --------------------------------------------------------------------------
     async def catch_up(self, settings: Settings, retry_s: float = 1.0) -> None:
-        """Steps 1 and 2 of the module docstring; retried (every ``retry_s`` seconds, doubling
-        up to 30 s) until Kafka and Chroma answer — the service is not ready before."""
-        while True:
-            try:
-                self.positions = await end_offsets(settings)
-                await asyncio.to_thread(self.load)
-                return
-            except Exception as e:  # noqa: BLE001 - Kafka or Chroma not up yet: retried until they answer
-                log.warning("catch-up failed (%s: %s); retrying in %.0f s", type(e).__name__, e, retry_s)
-                await asyncio.sleep(retry_s)
-                retry_s = min(retry_s * 2, 30.0)
+        """Steps 1 and 2 of the module docstring, in one go (tests; the service uses
+        :func:`warm_up`)."""
+        await retry_until_done(lambda: self.record_positions(settings), "recording offsets", retry_s)
+        await retry_until_done(lambda: asyncio.to_thread(self.load), "loading from Chroma", retry_s)
+
+    async def record_positions(self, settings: Settings) -> None:
+        """Step 1: the end offsets of the followed topics. Raises aiokafka errors."""
+        self.positions = await end_offsets(settings)
 
     def load(self) -> None:
-        """Full scan of Chroma into the keyword index and the language means.
+        """Full scan of Chroma into the language means and the keyword index.
 
         Raises:
             chromadb errors when Chroma is down.
         """
+        self.load_means()
+        self.load_keywords()
+
+    def load_means(self) -> None:
+        """Every ``_stats`` record into the language means (fast: one record per document and
+        language). Raises chromadb errors when Chroma is down."""
+        with self._apply:
+            self.means.load(self.vectors.stats_records())
+
+    def load_keywords(self) -> None:
+        """Every chunk into the keyword index (tokenising them is most of a start's work).
+        Raises chromadb errors when Chroma is down."""
         start = time.perf_counter()
         with self._apply:
             self.keywords.load(self.vectors.iter_chunks(PAGE))
-            self.means.load(self.vectors.stats_records())
         log.info("loaded %d chunks of %d documents from Chroma in %.2f s", len(self.keywords.snapshot.ids),
                  len(self.keywords.document_ids), time.perf_counter() - start)
 
@@ -183,6 +191,19 @@ class Follower:
                             type(e).__name__, e, retry_s)
                 await asyncio.sleep(retry_s)
                 retry_s = min(retry_s * 2, 30.0)
+
+
+async def retry_until_done(step: Callable[[], Awaitable[Any]], what: str, retry_s: float = 1.0) -> None:
+    """Await ``step()`` until it succeeds, retrying every ``retry_s`` seconds (doubling up to
+    30 s): Kafka or Chroma may not be up yet."""
+    while True:
+        try:
+            await step()
+            return
+        except Exception as e:  # noqa: BLE001 - a dependency not up yet: retried until it answers
+            log.warning("%s failed (%s: %s); retrying in %.0f s", what, type(e).__name__, e, retry_s)
+            await asyncio.sleep(retry_s)
+            retry_s = min(retry_s * 2, 30.0)
 
 
 class ResumeAt(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka has no type hints

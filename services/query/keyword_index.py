@@ -37,6 +37,7 @@ from services.query.keyword_tokens import (
     stem,
 )
 from services.query.lexicon import Lexicon, TermSet
+from shared.scope import Scope, meta_in_scope
 from shared.textnorm import normalize_for_search
 
 log = logging.getLogger("legco.query.keywords")
@@ -162,10 +163,10 @@ class KeywordIndex:
         return {cid: snap.metas[snap.position[cid]] for cid in ids if cid in snap.position}
 
     def search(self, query: str, document_ids: list[str] | None = None, strategy: str | None = None,
-               topic_section: str | None = None) -> KeywordHits:
+               topic_section: str | None = None, departments: Scope = None) -> KeywordHits:
         """Keyword scores for ``query`` (search form) on the current snapshot; see
         :func:`keyword_scores`."""
-        return keyword_scores(self._snap, self.lexicon, query, document_ids, strategy, topic_section)
+        return keyword_scores(self._snap, self.lexicon, query, document_ids, strategy, topic_section, departments)
 
 
 def fit_snapshot(chunks: list[IndexedChunk]) -> Snapshot:
@@ -213,7 +214,8 @@ def _target_tokens(target: str) -> list[str]:
 
 
 def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: list[str] | None = None,
-                   strategy: str | None = None, topic_section: str | None = None) -> KeywordHits:
+                   strategy: str | None = None, topic_section: str | None = None,
+                   departments: Scope = None) -> KeywordHits:
     """Keyword scores of the chunks of ``snap`` for ``query`` (keyword form), per language:
 
     ``score(d) = Σ_sets best(d) / max_d' Σ_sets best(d')`` where ``best`` is the highest BM25
@@ -221,13 +223,15 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
     each language's best keyword match scores 1. (Lucene's classic coordination factor —
     multiplying by the share of term sets matched — was tried against stray translations and
     cost calibration MRR 0.917 → 0.892.) In [0, 1]. Only
-    chunks passing the filters (same meaning as the query API's) are scored; chunks without a
-    match are absent."""
+    chunks passing the filters (same meaning as the query API's; ``departments`` is the caller's
+    scope, ``shared.scope``) are scored, and each language's best is taken among those, so a
+    department's scores do not depend on another department's papers; chunks without a match
+    are absent."""
     bm25 = snap.bm25
     if bm25 is None:
         return KeywordHits({}, {"zh": [], "en": []})
     sets = term_sets(lexicon, query, snap.vocab)
-    keep = _mask(snap.metas, document_ids, strategy, topic_section)
+    keep = _mask(snap.metas, document_ids, strategy, topic_section, departments)
     scores: dict[str, float] = {}
     token_scores: dict[str, np.ndarray] = {}
 
@@ -260,14 +264,15 @@ def keyword_scores(snap: Snapshot, lexicon: Lexicon, query: str, document_ids: l
 
 
 def _mask(metas: list[dict[str, Any]], document_ids: list[str] | None, strategy: str | None,
-          topic_section: str | None) -> np.ndarray:
-    """Boolean array over ``metas``: which chunks pass the filters."""
-    if not (document_ids or strategy or topic_section):
+          topic_section: str | None, departments: Scope = None) -> np.ndarray:
+    """Boolean array over ``metas``: which chunks pass the filters (and the scope)."""
+    if not (document_ids or strategy or topic_section) and departments is None:
         return np.ones(len(metas), dtype=bool)
     docs = set(document_ids or [])
     return np.array([(not docs or m.get("document_id") in docs)
                      and (not strategy or m.get("strategy_type") == strategy)
                      and (not topic_section or m.get("topic_section") == topic_section)
+                     and meta_in_scope(m, departments)
                      for m in metas], dtype=bool)
 
 

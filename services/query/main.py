@@ -1,12 +1,14 @@
 """Query service (FastAPI): ``POST /api/v1/query`` embeds the question, retrieves the top-k
 chunks from ChromaDB and answers (LLM with citations, or extractive); the gateway forwards
 ``/api/v1/query`` here. The keyword index and language means live in memory: loaded from Chroma
-at start, then kept in step by the ``documents.indexed`` / ``documents.deleted`` events
-(``follow.py``; a FastStream broker run in the lifespan). The route is in ``routes.py``.
+at start (in the background: ``warmup.py``; dense search answers meanwhile), then kept in step by
+the ``documents.indexed`` / ``documents.deleted`` events (``follow.py``). The route is in ``routes.py``.
 Run: ``python -m services.query`` (PORT, default 8104).
 """
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -16,11 +18,13 @@ from services.query import routes
 from services.query.follow import Follower, subscribe
 from services.query.keyword_index import KeywordIndex
 from services.query.langbias import LanguageMeans
-from services.query.lexicon import load_lexicon
+from services.query.lexicon import Lexicon
 from services.query.scoring import ScoringParams
 from services.query.state import QueryState
 from services.query.vector_cache import VectorCache
+from services.query.warmup import warm_up
 from shared.embeddings import EmbeddingClient
+from shared.http_errors import install_error_handlers
 from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
@@ -34,26 +38,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        """Create the clients, load the keyword index and language means from Chroma (the
-        service answers only once they are loaded), then follow the index events."""
+        """Create the clients and start the warm-up (``warmup.py``): the service answers once the
+        language means are loaded (at most ``query_start_wait_s``), the keyword side follows."""
         # questions have their own embeddings endpoint when one is set (make up: the e5-query
         # process), so they never wait behind the embedder's batches
         embedder = EmbeddingClient(settings, base_url=settings.query_embeddings_base_url or None)
         state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=embedder,
-                           cache=VectorCache(), means=LanguageMeans(),
-                           params=ScoringParams.from_settings(settings), keywords=KeywordIndex(load_lexicon()))
+                           cache=VectorCache(), means=LanguageMeans(), params=ScoringParams.from_settings(settings),
+                           keywords=KeywordIndex(Lexicon.from_lines([])))
         follower = Follower(state.vectors, state.keywords, state.means)
         subscribe(broker, follower, settings)
-        await follower.catch_up(settings)
         app.state.query = state
-        await broker.start()
+        warming = asyncio.create_task(warm_up(state, follower, broker, settings), name="query-warm-up")
+        with contextlib.suppress(TimeoutError):  # Chroma down: answer (503) rather than not listen
+            await asyncio.wait_for(state.means_ready.wait(), settings.query_start_wait_s)
         try:
             yield
         finally:
+            warming.cancel()
             await broker.stop()
 
     app = FastAPI(title="LegCo query service", lifespan=lifespan)
     app.include_router(routes.router)
+    install_error_handlers(app)  # a request the gateway did not check (direct callers): 4xx, never 500
     add_metrics_route(app)
     return app
 

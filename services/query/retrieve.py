@@ -20,6 +20,7 @@ from shared.api import MatchedBy, Rendition, Source
 from shared.chunkview import chunk_view, page_pdf_of
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
+from shared.scope import Scope, chroma_where
 from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
 
@@ -62,13 +63,21 @@ def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matc
         answer=text if is_qa else None,
         topic_section=meta.get("topic_section") or None,
         source_page_range=view.get("source_page_range"), matched_by=matched_by,
-        matched_terms=terms or [], also_in=also_in or [])
+        matched_terms=terms or [], also_in=also_in or [],
+        department=str(meta.get("department") or "default"),
+        visibility="shared" if meta.get("visibility") == "shared" else "department")
 
 
 def build_where(document_ids: list[str] | None = None, strategy: str | None = None,
-                topic_section: str | None = None, lang: str | None = None) -> dict[str, Any] | None:
-    """Chroma ``where`` filter from the optional restrictions (``None`` when there are none)."""
+                topic_section: str | None = None, lang: str | None = None,
+                departments: Scope = None) -> dict[str, Any] | None:
+    """Chroma ``where`` filter from the optional restrictions (``None`` when there are none).
+    ``departments``: the caller's scope (``shared.scope``): chunks of those departments or of the
+    shared library; ``None``: every department."""
     conds: list[dict[str, Any]] = []
+    scope = chroma_where(departments)
+    if scope is not None:
+        conds.append(scope)
     if document_ids:
         conds.append({"document_id": {"$in": list(document_ids)}})
     if strategy:  # the strategy actually used (a question-strategy paper without Q&A is "token")
@@ -153,7 +162,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
                    params: ScoringParams | None = None, candidates: int = 40,
                    strategy: str | None = None, topic_section: str | None = None,
                    cache: VectorCache | None = None, keywords: KeywordIndex | None = None,
-                   keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8) -> list[tuple[Source, str]]:
+                   keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8,
+                   departments: Scope = None) -> list[tuple[Source, str]]:
     """Top-``k`` chunks for ``question``, best first, each with its full stored text.
 
     The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
@@ -165,6 +175,9 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
 
     Args:
         document_ids / strategy / topic_section: optional filters (``None``: no restriction).
+        departments: the caller's scope: only chunks of these departments or of the shared
+            library are candidates — dense, question-line and keyword alike, so renditions
+            (``also_in``) come from the scope too (``None``: every department).
         means: per-language mean vectors (``None``: no language-bias removal).
         candidates: candidates fetched per language and collection.
         cache: stored vectors already fetched (``None``: always fetch).
@@ -183,7 +196,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     mean_map = means.get() if means is not None and params.debias else {}
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
     query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
-    filters: dict[str, Any] = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section}
+    filters: dict[str, Any] = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section,
+                               "departments": departments}
     hits, kw_text = KeywordHits({}, {}), text
     if keywords is not None and params.keyword_weight > 0:
         kw_text = query_search_form(question)

@@ -10,8 +10,9 @@ from fastapi import APIRouter, HTTPException
 from services.query.answer import compose_answer
 from services.query.retrieve import retrieve
 from services.query.state import StateDep
-from shared.api import QueryRequest, QueryResponse
-from shared.metrics import QUERY_LATENCY
+from shared.api import QueryResponse, ScopedQueryRequest
+from shared.metrics import QUERIES, QUERY_LATENCY
+from shared.scope import scope_label
 
 log = logging.getLogger("legco.query")
 router = APIRouter()
@@ -22,12 +23,15 @@ async def healthz(state: StateDep) -> dict[str, Any]:
     """Liveness, and what the keyword index holds (documents, chunks)."""
     kw = state.keywords
     return {"status": "ok", "llm": state.settings.llm_enabled,
-            "keyword_index": {"documents": len(kw.document_ids), "chunks": len(kw.snapshot.ids)}}
+            "keyword_index": {"ready": state.keywords_ready, "documents": len(kw.document_ids),
+                              "chunks": len(kw.snapshot.ids)}}
 
 
 @router.post("/api/v1/query", response_model=QueryResponse)
-async def query(state: StateDep, body: QueryRequest) -> QueryResponse:
-    """Answer ``body.question`` from the top ``body.top_k`` chunks.
+async def query(state: StateDep, body: ScopedQueryRequest) -> QueryResponse:
+    """Answer ``body.question`` from the top ``body.top_k`` chunks of the caller's scope
+    (``body.departments`` and the shared library; ``None``: every department). The gateway sets
+    the scope from the caller's key; this service is not reachable from outside the deployment.
 
     Without an LLM (or when it fails) the answer is extractive and says so in ``notice``.
     503 when the embeddings endpoint or Chroma is down.
@@ -38,13 +42,15 @@ async def query(state: StateDep, body: QueryRequest) -> QueryResponse:
         hits = await retrieve(state.vectors, state.embedder, body.question, body.top_k, body.document_ids,
                               means=state.means, params=state.params, candidates=s.query_candidates,
                               strategy=body.strategy, topic_section=body.topic_section, cache=state.cache,
-                              keywords=state.keywords, keyword_candidates_n=s.query_keyword_candidates,
-                              duplicate_threshold=s.query_duplicate_threshold)
+                              keywords=state.keywords if state.keywords_ready else None,
+                              keyword_candidates_n=s.query_keyword_candidates,
+                              duplicate_threshold=s.query_duplicate_threshold, departments=body.departments)
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None
     sources, texts = [src for src, _ in hits], [t for _, t in hits]
     answer, mode, notice = await compose_answer(s, body.question, sources, texts)
     QUERY_LATENCY.labels(mode).observe(time.perf_counter() - start)
+    QUERIES.labels(scope_label(body.departments), mode).inc()
     return QueryResponse(answer=answer, answer_mode=mode, notice=notice,
                          llm_model=s.llm_model if mode == "llm" else None, sources=sources)

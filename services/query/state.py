@@ -2,7 +2,8 @@
 app's lifespan (``services/query/main.py``) and handed to the route through ``StateDep``."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -28,6 +29,8 @@ class QueryState:
     means: LanguageMeans
     params: ScoringParams
     keywords: KeywordIndex
+    keywords_ready: bool = False  # the lexicon and every chunk are loaded (``warmup.py``)
+    means_ready: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 def get_state(request: Request) -> QueryState:

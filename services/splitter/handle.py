@@ -54,7 +54,8 @@ async def split_and_store(event: DocumentTablesDone, store: ObjectStore, setting
         raise DocumentError("No text to index was found in the document.", "empty")
     await asyncio.to_thread(store.put_json, storage.chunks_key(doc_id), chunk_set)
     CHUNKS.labels("splitting").inc(len(chunk_set.chunks))
-    return DocumentChunked(document_id=doc_id, department=event.department, filename=event.filename,
+    return DocumentChunked(document_id=doc_id, department=event.department, visibility=event.visibility,
+                           filename=event.filename,
                            strategy=event.strategy, strategy_used=chunk_set.strategy_used,
                            file_type=parsed.file_type, page_count=parsed.page_count,
                            chunks_key=storage.chunks_key(doc_id), chunk_count=len(chunk_set.chunks))

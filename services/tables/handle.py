@@ -63,7 +63,7 @@ class ParsedPages:
 
 def tables_done(event: DocumentParsed, pages_key: str) -> DocumentTablesDone:
     """The document-level result: ``pages_key`` is the ``ParsedDocument`` the splitter chunks."""
-    return DocumentTablesDone(document_id=event.document_id, department=event.department,
+    return DocumentTablesDone(document_id=event.document_id, department=event.department, visibility=event.visibility,
                               filename=event.filename, strategy=event.strategy, file_type=event.file_type,
                               page_count=event.page_count, pages_key=pages_key,
                               scanned_pages=list(event.scanned_pages), warnings=list(event.warnings))
@@ -80,7 +80,8 @@ async def plan_document(event: DocumentParsed, store: ObjectStore) -> list[PageW
         return tables_done(event, event.pages_key)
     await asyncio.to_thread(store.put_json, storage.tables_job_key(event.document_id), event)
     scanned = set(event.scanned_pages)
-    return [PageWork(document_id=event.document_id, department=event.department, filename=event.filename,
+    return [PageWork(document_id=event.document_id, department=event.department, visibility=event.visibility,
+                     filename=event.filename,
                      page_number=n, page_count=event.page_count, pages_key=event.pages_key,
                      page_pdf_key=storage.page_pdf_key(event.document_id, n), scanned=n in scanned)
             for n in range(1, event.page_count + 1)]
@@ -161,8 +162,9 @@ async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool,
         TABLES_FOUND.labels(result.table_source).inc(n_tables)
     key = storage.page_result_key(doc_id, work.page_number)
     await asyncio.to_thread(store.put_json, key, result)
-    PAGES.labels("tables").inc()
+    PAGES.labels("tables", work.department).inc()
     PAGE_LATENCY.labels(result.table_source).observe(time.perf_counter() - start)
-    return PageTablesDone(document_id=doc_id, department=work.department, filename=work.filename,
+    return PageTablesDone(document_id=doc_id, department=work.department, visibility=work.visibility,
+                          filename=work.filename,
                           page_number=work.page_number, page_count=work.page_count, result_key=key,
                           table_source=result.table_source, scanned=result.scanned)

@@ -8,7 +8,6 @@ import time
 import pytest
 from pypdf import PdfReader
 
-from shared.settings import Settings
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import BAD, FIXTURES, REAL
@@ -23,8 +22,7 @@ EXPECTED_PAGES = {"hk_legco_sub_710-02_tables_zh.pdf": 17, "hk_legco_sub_710-06_
 
 def stores(stack) -> tuple[ObjectStore, VectorStore]:
     """Clients on the test stack's MinIO and Chroma."""
-    s = Settings(minio_endpoint=stack.env["MINIO_ENDPOINT"], chroma_host=stack.env["CHROMA_HOST"],
-                 chroma_port=int(stack.env["CHROMA_PORT"]))
+    s = stack.settings()
     return ObjectStore(s), VectorStore(s)
 
 
@@ -206,7 +204,7 @@ def test_sse_streams_document_records_to_indexed(stack, api):
 def test_metrics_exposed(api, stack):
     import httpx
     text = api.get("/metrics").text
-    assert 'legco_documents_total{outcome="accepted",stage="upload"}' in text
+    assert 'legco_documents_total{department="default",outcome="accepted",stage="upload"}' in text
     for port in (8101, 8102, 8103):
         body = httpx.get(f"http://127.0.0.1:{port + OFFSET}/metrics").text
         assert "legco_documents_total" in body

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import time
 
-from shared.settings import Settings
 from shared.vectorstore import VectorStore
 from tests.conftest import REAL
 from tests.e2e.helpers import upload, wait_terminal
 
 
 def test_embedder_killed_mid_ingest_recovers_without_duplicates(stack, api):
-    vectors = VectorStore(Settings(chroma_host=stack.env["CHROMA_HOST"], chroma_port=int(stack.env["CHROMA_PORT"])))
+    vectors = VectorStore(stack.settings())
     big = upload(api, REAL / "hk_ld_ec_ordinance_guide_faq_en.pdf")["document_id"]   # 64 pages, encrypted
     other = upload(api, REAL / "hk_policy_address_2019_zh.pdf")["document_id"]        # 24 pages
     deadline = time.monotonic() + 300

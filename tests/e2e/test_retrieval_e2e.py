@@ -11,7 +11,6 @@ import time
 
 import pytest
 
-from shared.settings import Settings
 from shared.vectorstore import VectorStore
 from tests.conftest import FIXTURES, REAL, REPO
 from tests.e2e.helpers import upload, wait_terminal
@@ -39,7 +38,7 @@ def report(stack) -> dict:
 
 def vectors(stack) -> VectorStore:
     """A client on the test stack's Chroma."""
-    return VectorStore(Settings(chroma_host=stack.env["CHROMA_HOST"], chroma_port=int(stack.env["CHROMA_PORT"])))
+    return VectorStore(stack.settings())
 
 
 def test_fixture_queries_find_the_prepared_pair(report):

@@ -22,7 +22,8 @@ from tests.conftest import BAD, FIXTURES, settings_env
 @pytest.fixture(scope="module")
 def settings(stack):
     """Settings pointing at the test stack; service modules imported under them."""
-    keys = ("MINIO_ENDPOINT", "CHROMA_HOST", "CHROMA_PORT", "EMBEDDINGS_BASE_URL")
+    keys = ("MINIO_ENDPOINT", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY", "CHROMA_HOST", "CHROMA_PORT",
+            "EMBEDDINGS_BASE_URL")
     with settings_env({**{k: stack.env[k] for k in keys}, "HANDLER_RETRY_BASE_S": "0.01"}) as s:
         yield s
 
@@ -57,8 +58,10 @@ def register(store: ObjectStore, data: bytes) -> str:
     return doc_id
 
 
-def uploaded(doc_id: str, name: str, strategy: str = "question") -> DocumentUploaded:
-    return DocumentUploaded(document_id=doc_id, filename=name, strategy=strategy,
+def uploaded(doc_id: str, name: str, strategy: str = "question", department: str = "default",
+             visibility: str = "department") -> DocumentUploaded:
+    return DocumentUploaded(document_id=doc_id, filename=name, strategy=strategy, department=department,
+                            visibility=visibility,
                             object_key=storage.original_key(doc_id), size_bytes=1, sha256="x",
                             upload_date="2026-11-29T00:00:00+00:00")
 
@@ -98,16 +101,18 @@ async def test_parser_skips_deleted_document(svc):
 
 
 async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
+    """… and the upload's department and visibility reach every event and every vector."""
     parser, splitter, embedder = svc
     doc_id = register(store, (FIXTURES / "E_基礎設施.txt").read_bytes())
     async with TestKafkaBroker(parser.stage.broker) as br:
-        await br.publish(uploaded(doc_id, "E.txt"), topics.UPLOADED)
+        await br.publish(uploaded(doc_id, "E.txt", department="legco", visibility="shared"), topics.UPLOADED)
         parsed = parser.stage.pubs.output.mock.call_args.args[0]
     async with TestKafkaBroker(splitter.stage.broker) as br:   # a TXT: the table stage passes its pages on
         await br.publish(DocumentTablesDone.model_validate(parsed), topics.TABLES)
         chunked = DocumentChunked.model_validate(splitter.stage.pubs.output.mock.call_args.args[0])
     chunk_set = ChunkSet.model_validate(store.get_json(chunked.chunks_key))
     assert chunked.strategy_used == "question" and chunked.chunk_count == len(chunk_set.chunks)
+    assert (chunked.department, chunked.visibility) == ("legco", "shared")
     assert {c.metadata.get("question_id") for c in chunk_set.chunks} >= {"A1", "D7", "O4"}
     async with TestKafkaBroker(embedder.stage.broker) as br:
         await br.publish(chunked, topics.CHUNKED)
@@ -118,25 +123,40 @@ async def test_splitter_and_embedder_are_idempotent(svc, settings, store):
     assert final["status"] == "indexed" and final["chunk_count"] == chunked.chunk_count
     assert done.document_id == doc_id and done.chunk_count == chunked.chunk_count
     assert embedder.stage.client('vectors').count_document(doc_id) == chunked.chunk_count  # no duplicates
-    embedder.stage.client('vectors').delete_document(doc_id)
+    assert (done.department, done.visibility) == ("legco", "shared")
+    vectors = embedder.stage.client("vectors")
+    where = {"document_id": doc_id}
+    for coll in (vectors.collection, vectors.questions, vectors.stats):
+        metas = coll.get(where=where, include=["metadatas"])["metadatas"]
+        assert metas and {(m["department"], m["visibility"]) for m in metas} == {("legco", "shared")}
+    vectors.delete_document(doc_id)
 
 
-async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store):
-    parser, splitter, embedder = svc
+def chunked_event(doc_id: str) -> DocumentChunked:
+    return DocumentChunked(document_id=doc_id, filename="t.txt", strategy="token", strategy_used="token",
+                           file_type="txt", page_count=1, chunks_key=storage.chunks_key(doc_id), chunk_count=1)
+
+
+def one_chunk_document(store: ObjectStore) -> str:
     doc_id = register(store, b"x")
     cs = ChunkSet(document_id=doc_id, filename="t.txt", strategy="token", strategy_used="token",
                   file_type="txt", chunks=[{"chunk_index": 0, "text": "立法會 test"}])
     store.put_json(storage.chunks_key(doc_id), cs)
+    return doc_id
+
+
+async def test_embedder_dead_letters_a_bug_after_bounded_retries(svc, settings, store):
+    _, _, embedder = svc
+    doc_id = one_chunk_document(store)
     good = embedder.stage.client("batcher")
-    down = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1"))  # nothing listens
-    down.client = down.client.with_options(max_retries=0, timeout=2)
-    embedder.stage.provide(batcher=FairBatcher(down.embed_passages, 8))
+
+    async def broken(texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("a bug in the embedding path")
+
+    embedder.stage.provide(batcher=FairBatcher(broken, 8))
     try:
         async with TestKafkaBroker(embedder.stage.broker) as br:
-            await br.publish(DocumentChunked(document_id=doc_id, filename="t.txt", strategy="token",
-                                             strategy_used="token", file_type="txt", page_count=1,
-                                             chunks_key=storage.chunks_key(doc_id), chunk_count=1),
-                             topics.CHUNKED)
+            await br.publish(chunked_event(doc_id), topics.CHUNKED)
             dead = embedder.stage.pubs.dead_letter.mock.call_args.args[0]
             embedder.stage.pubs.output.mock.assert_not_called()  # nothing indexed: no documents.indexed
             last = embedder.stage.pubs.progress.mock.call_args.args[0]
@@ -146,3 +166,22 @@ async def test_embedder_dead_letters_after_bounded_retries(svc, settings, store)
     assert dead["payload"]["document_id"] == doc_id
     assert last["status"] == "failed" and "dead-letter" in last["error"]
     assert embedder.stage.client('vectors').count_document(doc_id) == 0
+
+
+async def test_embedder_waits_out_an_unreachable_endpoint_then_dead_letters_past_the_limit(svc, settings, store):
+    _, _, embedder = svc
+    doc_id = one_chunk_document(store)
+    good, good_settings = embedder.stage.client("batcher"), embedder.stage.settings
+    down = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1", client_retry_attempts=1))
+    embedder.stage.provide(batcher=FairBatcher(down.embed_passages, 8),
+                           settings=settings.model_copy(update={"outage_limit_s": 1.0, "outage_retry_base_s": 0.1}))
+    try:
+        async with TestKafkaBroker(embedder.stage.broker) as br:
+            await br.publish(chunked_event(doc_id), topics.CHUNKED)
+            progress = [c.args[0] for c in embedder.stage.pubs.progress.mock.call_args_list]
+            embedder.stage.pubs.dead_letter.mock.assert_called_once()
+    finally:
+        embedder.stage.provide(batcher=good, settings=good_settings)
+    assert [p["waiting_for"] for p in progress if p.get("waiting_for")] == ["the embeddings endpoint"]
+    last = progress[-1]
+    assert last["status"] == "failed" and "the embeddings endpoint could not be reached" in last["error"]

@@ -65,7 +65,8 @@ def fake():
 @pytest.fixture(scope="module")
 def settings(stack, fake):
     """Settings on the test stack's MinIO, vision path on (fake server)."""
-    env = {"MINIO_ENDPOINT": stack.env["MINIO_ENDPOINT"], "HANDLER_RETRY_BASE_S": "0.01",
+    env = {**{k: stack.env[k] for k in ("MINIO_ENDPOINT", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY")},
+           "HANDLER_RETRY_BASE_S": "0.01",
            "VISION_ENABLED": "true", "VISION_BASE_URL": fake.base_url, "VISION_MODEL": f"fake-{uuid.uuid4().hex}"}
     with settings_env(env) as s:
         yield s

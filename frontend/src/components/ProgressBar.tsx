@@ -2,7 +2,8 @@ import { Group, Progress, Stack, Text } from '@mantine/core';
 import type { DocumentInfo } from '../types';
 import { stageLabel } from '../lib/format';
 
-type ProgressFields = Pick<DocumentInfo, 'filename' | 'status' | 'stage' | 'pages_done' | 'pages_total' | 'unit'>;
+type ProgressFields = Pick<DocumentInfo, 'filename' | 'status' | 'stage' | 'pages_done' | 'pages_total' | 'unit'> &
+  Partial<Pick<DocumentInfo, 'waiting_for'>>;
 
 /** Rough position of each pipeline stage, used when there is no page count yet. */
 const STAGE_FALLBACK: Record<string, number> = {
@@ -29,7 +30,8 @@ export function ProgressBar({ doc }: { doc: ProgressFields }) {
   const stage = stageLabel(doc.status === 'queued' && !doc.stage ? 'queued' : doc.stage);
   const unit = doc.unit || 'pages';
   const pages = doc.pages_total > 0 ? `${doc.pages_done} / ${doc.pages_total} ${unit}` : null;
-  const label = `${stage}${pages ? ` · ${pages}` : ''}`;
+  const waiting = doc.waiting_for ? ` · waiting for ${doc.waiting_for}` : '';
+  const label = `${stage}${pages ? ` · ${pages}` : ''}${waiting}`;
   return (
     <Stack gap={4}>
       <Group justify="space-between" gap="xs" wrap="nowrap">

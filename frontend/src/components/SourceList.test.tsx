@@ -112,7 +112,7 @@ describe('SourceList department', () => {
     const [own, shared, unknown] = renderCards([
       makeSource({ department: 'hab', visibility: 'department' }),
       makeSource({ chunk_id: 'doc-2_0', department: 'ops', visibility: 'shared' }),
-      makeSource({ chunk_id: 'doc-3_0', department: null, visibility: null }),
+      makeSource({ chunk_id: 'doc-3_0', department: null, visibility: null } as unknown as Partial<Source>),
     ]);
     expect(within(own).getByTestId('scope-badge')).toHaveTextContent('Department: hab');
     expect(within(shared).getByTestId('scope-badge')).toHaveTextContent(/^Shared$/);

@@ -192,6 +192,8 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
     filename: 'report.pdf',
     department: 'default',
     visibility: 'department',
+    upload_seq: 0,
+    waiting_for: null,
     file_type: 'pdf',
     strategy: 'token',
     strategy_used: 'token',

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from services.gateway.auth.keys import KeyRecord, KeyStore, key_sha256
 from services.gateway.main import create_app
 from services.gateway.registry import Registry
+from services.gateway.replacement import fold_progress
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
 from shared.api import DocumentRecord
@@ -64,6 +65,15 @@ class MemoryVectors:
 
     def delete_document(self, document_id: str) -> None:
         self.chunks = {i: c for i, c in self.chunks.items() if c[1].get("document_id") != document_id}
+
+    def get_ids(self, ids: list[str]) -> dict[str, list]:
+        found = [i for i in ids if i in self.chunks]
+        return {"ids": found, "documents": [self.chunks[i][0] for i in found],
+                "metadatas": [self.chunks[i][1] for i in found]}
+
+    def delete_ids(self, ids: list[str]) -> None:
+        for i in ids:
+            self.chunks.pop(i, None)
 
 
 class Publisher:
@@ -146,8 +156,9 @@ def test_upload_sends_the_queued_record_as_served_by_the_api(gw: Gateway) -> Non
     resp = gw.upload("會議紀要.txt", b"\xe7\xac\xac\xe4\xb8\x80")
     assert resp.status_code == 202
     body = resp.json()
-    assert set(body) == {"document_id", "filename", "strategy", "status", "replaced"}
+    assert set(body) == {"document_id", "filename", "strategy", "status", "department", "visibility", "replaced"}
     assert body["status"] == "queued" and body["replaced"] == []
+    assert (body["department"], body["visibility"]) == ("default", "department")
     doc_id = body["document_id"]
     [(name, data)] = gw.sse()
     assert name == "document"
@@ -179,13 +190,25 @@ async def test_each_folded_progress_event_sends_the_whole_record(gw: Gateway) ->
     assert indexed["warnings"] == ["Page 2 is blank."]  # folded by the gateway, kept across events
 
 
-def test_replacing_upload_sends_deleted_then_the_new_record(gw: Gateway) -> None:
+def indexed(doc_id: str, chunks: int = 1) -> ProgressEvent:
+    """The embedder's last progress event of a document."""
+    return ProgressEvent(document_id=doc_id, stage="indexed", status="indexed", pages_done=chunks,
+                         pages_total=chunks, unit="chunks", chunk_count=chunks)
+
+
+async def test_replacing_upload_sends_deleted_once_the_new_copy_is_indexed(gw: Gateway) -> None:
     old = gw.upload("paper.txt").json()["document_id"]
+    await fold_progress(gw.app.state.gateway, indexed(old))
     gw.sse()
     new = gw.upload("paper.txt", b"second").json()
     assert new["replaced"] == [old]
+    new_id = new["document_id"]
+    assert gw.sse() == [("document", gw.client.get(f"/api/v1/documents/{new_id}").json())]
+    assert gw.client.get(f"/api/v1/documents/{old}").status_code == 200  # still there until the new one is indexed
+    await fold_progress(gw.app.state.gateway, indexed(new_id))
     assert gw.sse() == [("deleted", {"document_id": old}),
-                        ("document", gw.client.get(f"/api/v1/documents/{new['document_id']}").json())]
+                        ("document", gw.client.get(f"/api/v1/documents/{new_id}").json())]
+    assert gw.client.get(f"/api/v1/documents/{old}").status_code == 404
 
 
 def test_delete_sends_deleted(gw: Gateway) -> None:

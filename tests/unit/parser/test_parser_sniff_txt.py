@@ -112,3 +112,14 @@ def test_utf8_in_any_script_is_kept_but_latin1_guess_is_refused():
     assert try_decode_text(russian.encode("utf-8")) == (russian, "utf-8")
     # cp1252 bytes are not valid UTF-8 and not Big5 (0xE9 followed by a space)
     assert try_decode_text("café au lait".encode("cp1252")) is None
+
+
+def test_lone_surrogates_in_a_text_layer_are_replaced_with_a_warning():
+    from services.parser.parse import replace_lone_surrogates
+    from shared.models import PageText
+
+    pages = [PageText(page_number=3, text="立法會\ud800文件", char_count=6), PageText(page_number=4, text="ok")]
+    notes = replace_lone_surrogates(pages)
+    assert pages[0].text == "立法會\ufffd文件" and pages[1].text == "ok"
+    assert len(notes) == 1 and notes[0].startswith("Page 3 held 1 unreadable")
+    pages[0].text.encode("utf-8")  # writable now

@@ -126,3 +126,20 @@ def test_matched_terms_show_own_words_and_translations(snap, lexicon):
 
 def test_empty_index_scores_nothing(lexicon):
     assert keyword_scores(build_snapshot([]), lexicon, "anything").scores == {}
+
+
+def test_department_scope_restricts_the_scored_chunks_and_their_scale(lexicon):
+    metas = {"zh-land": ("dept-a", None), "zh-farm": ("dept-b", "department"), "zh-brown": ("ops", "shared"),
+             "en-ins": (None, None), "en-ferry": ("dept-b", "department")}
+    snap = build_snapshot((cid, text, {"lang": lang, "document_id": cid, **({"department": metas[cid][0]}
+                                                                             if metas[cid][0] else {}),
+                                       **({"visibility": metas[cid][1]} if metas[cid][1] else {})})
+                          for cid, text, lang in CHUNKS)
+    everything = keyword_scores(snap, lexicon, "特惠補償")
+    assert {"zh-land", "zh-farm"} <= set(everything.scores)
+    hits = keyword_scores(snap, lexicon, "特惠補償", departments=["dept-b"])
+    assert set(hits.scores) == {"zh-farm"} and hits.scores["zh-farm"] == 1.0  # the best of what dept-b may read
+    assert keyword_scores(snap, lexicon, "棕地", departments=["dept-b"]).scores.keys() == {"zh-brown"}  # shared
+    # a chunk written before departments existed belongs to "default"
+    assert "en-ins" in keyword_scores(snap, lexicon, "insurance policy", departments=["default"]).scores
+    assert keyword_scores(snap, lexicon, "insurance policy", departments=["dept-a"]).scores == {}

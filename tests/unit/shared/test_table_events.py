@@ -19,7 +19,8 @@ def test_parsed_event_reads_as_tables_done():
 
 def test_page_done_is_small_and_standalone():
     assert not issubclass(PageTablesDone, DocumentParsed)
-    assert set(PageTablesDone.model_fields) - {"event_version", "event_id", "document_id", "department", "ts"} == {
+    assert set(PageTablesDone.model_fields) - {"event_version", "event_id", "document_id", "department", "visibility",
+                                               "ts"} == {
         "filename", "page_number", "page_count", "result_key", "table_source", "scanned"}
 
 

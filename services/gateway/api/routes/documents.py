@@ -1,13 +1,21 @@
-"""Listing and deleting documents and chunks, and serving a PDF document's pages as one-page PDFs."""
+"""Listing and deleting documents and chunks, and serving a PDF document's pages as one-page PDFs.
+
+Every route is scoped to the caller (``access.py``): it sees its department's documents and the
+shared library (an admin: every department); another department's document is answered as a
+missing one (404, same body).
+"""
 from __future__ import annotations
 
 import asyncio
 from pathlib import PurePath
+from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Response
 
-from services.gateway.api.deps import DocumentIdDep, StateDep
-from services.gateway.auth.principal import MemberDep
+from services.gateway import audit
+from services.gateway.access import NO_CHUNK, NO_PAGE, can_read, check_can_modify, visible
+from services.gateway.api.deps import DocumentIdDep, ReadableDocumentDep, ScopeDep, StateDep
+from services.gateway.auth.principal import CallerDep, MemberDep
 from services.gateway.deletion import delete_chunks, delete_document
 from shared import storage
 from shared.api import ChunkListResponse, DeleteResponse, DocumentListResponse, DocumentRecord
@@ -17,54 +25,57 @@ router = APIRouter(tags=["documents"])
 
 
 @router.get("/documents", response_model=DocumentListResponse)
-async def list_documents(state: StateDep) -> DocumentListResponse:
-    """Every document with status, stage, progress and chunk count, newest first."""
-    docs = state.registry.list()
+async def list_documents(state: StateDep, scope: ScopeDep) -> DocumentListResponse:
+    """The caller's documents (its department's and the shared library; an admin: every
+    department, or with ``?department=`` that one and the shared library) with status, stage,
+    progress and chunk count, newest first."""
+    docs = [d for d in state.registry.list() if can_read(scope, d)]
     return DocumentListResponse(documents=docs, total_documents=len(docs),
                                 total_chunks=sum(d.chunk_count for d in docs))
 
 
 @router.get("/documents/{document_id}", response_model=DocumentRecord)
-async def get_document(state: StateDep, document_id: DocumentIdDep) -> DocumentRecord:
-    """One document's record (404 when unknown)."""
-    rec = state.registry.get(document_id)
-    if rec is None:
-        raise HTTPException(404, "No such document.")
+async def get_document(rec: ReadableDocumentDep) -> DocumentRecord:
+    """One document's record (404 when unknown or another department's)."""
     return rec
 
 
 @router.get("/documents/{document_id}/chunks", response_model=ChunkListResponse)
-async def list_chunks(state: StateDep, document_id: DocumentIdDep) -> ChunkListResponse:
+async def list_chunks(state: StateDep, rec: ReadableDocumentDep) -> ChunkListResponse:
     """All chunks of a document in order, with page numbers, PDF links and Q&A metadata."""
-    if state.registry.get(document_id) is None:
-        raise HTTPException(404, "No such document.")
-    got = await asyncio.to_thread(state.vectors.get_document_chunks, document_id)
+    got = await asyncio.to_thread(state.vectors.get_document_chunks, rec.document_id)
     views = [chunk_view(i, t or "", m or {}) for i, t, m in
              zip(got["ids"], got["documents"], got["metadatas"], strict=True)]
     views.sort(key=lambda v: v["chunk_index"])
-    return ChunkListResponse.model_validate({"document_id": document_id, "chunks": views})
+    return ChunkListResponse.model_validate({"document_id": rec.document_id, "chunks": views})
 
 
 @router.delete("/documents/{document_id}", response_model=DeleteResponse)
-async def remove_document(state: StateDep, caller: MemberDep, document_id: DocumentIdDep) -> DeleteResponse:
-    """Delete a document: its chunks, page PDFs, original and registry record."""
-    rec = state.registry.get(document_id)
-    if rec is None:
-        raise HTTPException(404, "No such document.")
-    await delete_document(state, document_id)
+async def remove_document(state: StateDep, caller: MemberDep, rec: ReadableDocumentDep) -> DeleteResponse:
+    """Delete a document: its chunks, page PDFs, original and registry record. 403 for a
+    reader key, and for a shared document unless the key is an admin's."""
+    check_can_modify(caller, rec)
+    await delete_document(state, rec.document_id)
+    await audit.record(state, caller, "delete", rec.document_id, "ok", f"{rec.filename} (department {rec.department})")
     return DeleteResponse(deleted=True, message=f"Deleted {rec.filename} and its {rec.chunk_count} chunks.")
 
 
 @router.delete("/chunks/{chunk_id}", response_model=DeleteResponse)
 async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str) -> DeleteResponse:
-    """Delete one chunk by id (``{document_id}_{chunk_index}``)."""
+    """Delete one chunk by id (``{document_id}_{chunk_index}``). 404 when the chunk or its
+    document is unknown or another department's; 403 as for deleting its document."""
     doc_id, _, index = chunk_id.rpartition("_")
     if not storage.valid_document_id(doc_id) or not index.isdigit():
-        raise HTTPException(404, "No such chunk.")
+        raise HTTPException(404, NO_CHUNK)
+    rec = visible(caller, state.registry.get(doc_id))
+    if rec is None:
+        raise HTTPException(404, NO_CHUNK)
     got = await asyncio.to_thread(state.vectors.get_ids, [chunk_id])
     if not got["ids"]:
-        raise HTTPException(404, "No such chunk.")
+        raise HTTPException(404, NO_CHUNK)
+    check_can_modify(caller, rec)
     await delete_chunks(state, doc_id, [chunk_id])
+    await audit.record(state, caller, "chunk_delete", chunk_id, "ok")
     rec = state.registry.get(doc_id)
     if rec is not None:
         await state.registry.put(rec.model_copy(update={"chunk_count": max(rec.chunk_count - 1, 0)}))
@@ -73,17 +84,17 @@ async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str) -> Del
 
 @router.get("/documents/{document_id}/pages/{page_number}.pdf", response_class=Response,
             responses={200: {"content": {"application/pdf": {}}}})
-async def page_pdf(state: StateDep, document_id: DocumentIdDep, page_number: int) -> Response:
-    """The original page ``page_number`` (1-based) of a PDF document as a one-page PDF."""
-    rec = state.registry.get(document_id)
+async def page_pdf(state: StateDep, caller: CallerDep, document_id: DocumentIdDep, page_number: int) -> Response:
+    """The original page ``page_number`` (1-based) of a PDF document as a one-page PDF (404 when
+    the page, or the document, is unknown or another department's)."""
+    rec = visible(caller, state.registry.get(document_id))
     if rec is None or page_number < 1:
-        raise HTTPException(404, "No such page.")
+        raise HTTPException(404, NO_PAGE)
     try:
         data = await asyncio.to_thread(state.store.get_bytes, storage.page_pdf_key(document_id, page_number))
     except KeyError:
-        raise HTTPException(404, "No such page.") from None
+        raise HTTPException(404, NO_PAGE) from None
     stem = PurePath(rec.filename).stem.replace('"', "")
     name = f"{stem}_page_{page_number}.pdf"
-    from urllib.parse import quote
     return Response(data, media_type="application/pdf",
                     headers={"Content-Disposition": f"inline; filename*=UTF-8''{quote(name)}"})

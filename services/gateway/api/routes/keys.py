@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException
 
+from services.gateway import audit
 from services.gateway.api.deps import StateDep
 from services.gateway.auth.keys import KeyRecord
 from services.gateway.auth.principal import AdminDep
@@ -26,6 +27,7 @@ async def create_key(state: StateDep, caller: AdminDep, body: KeyCreate) -> KeyC
         key, rec = await state.keys.create(body.department, body.role, body.label)
     except ValueError as e:
         raise HTTPException(400, str(e)) from None
+    await audit.record(state, caller, "key_create", rec.key_prefix, "ok", f"{rec.role} key for {rec.department}")
     return KeyCreated(key=key, **key_info(rec).model_dump())
 
 
@@ -41,4 +43,5 @@ async def revoke_key(state: StateDep, caller: AdminDep, key_prefix: str) -> KeyR
     rec = await state.keys.revoke(key_prefix.removeprefix("lgk_").lower())
     if rec is None:
         raise HTTPException(404, "No key has that prefix.")
+    await audit.record(state, caller, "key_revoke", rec.key_prefix, "ok", f"{rec.role} key of {rec.department}")
     return KeyRevoked(revoked=True, key_prefix=rec.key_prefix)

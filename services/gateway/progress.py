@@ -1,0 +1,58 @@
+"""The gateway's fold of the progress topic: each ``ProgressEvent`` into the document's record
+(and the replacement rule, ``replacement.py``), written through to its manifest before the
+event's offset is committed.
+
+A MinIO outage while writing the manifest is waited out here (capped backoff, up to
+``progress_write_wait_s`` seconds); if it lasts longer the error propagates, the subscriber does
+not commit (``AckPolicy.NACK_ON_ERROR``) and the event comes again — so a record is never left
+behind the events it has acknowledged. A document that ends ``failed`` keeps nothing searchable:
+its vectors are removed and ``documents.deleted`` tells the query service to drop it from its
+keyword index (its original stays in MinIO, for a replay).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+
+from services.gateway.deletion import publish_deleted
+from services.gateway.replacement import fold_progress as fold_and_settle
+from services.gateway.state import GatewayState
+from shared.api import DocumentRecord
+from shared.events import ProgressEvent
+from shared.outage import dependency_of
+
+log = logging.getLogger("legco.gateway.progress")
+
+
+async def fold_progress(state: GatewayState, event: ProgressEvent) -> None:
+    """Fold ``event`` into the registry (and the SSE stream); purge a newly failed document.
+
+    Raises:
+        whatever the registry's manifest write raised once ``progress_write_wait_s`` has passed,
+        or at once for an error that is not an outage.
+    """
+    s = state.settings
+    start, waits = time.monotonic(), 0
+    while True:
+        try:
+            before = state.registry.get(event.document_id)
+            was = before.status if before else None
+            rec = await fold_and_settle(state, event)
+            break
+        except Exception as e:
+            if dependency_of(e, s) is None or time.monotonic() - start > s.progress_write_wait_s:
+                raise
+            waits += 1
+            log.warning("progress of %s not written (%s); waiting", event.document_id, e)
+            await asyncio.sleep(min(s.outage_retry_max_s, s.outage_retry_base_s * 2 ** min(waits, 10))
+                                * (0.5 + random.random() / 2))
+    if rec is not None and rec.status == "failed" and was != "failed":
+        await purge_failed(state, rec)
+
+
+async def purge_failed(state: GatewayState, record: DocumentRecord) -> None:
+    """Remove a failed document's vectors (if a stage wrote any) and tell the query service."""
+    await asyncio.to_thread(state.vectors.delete_document, record.document_id)
+    await publish_deleted(state, record.document_id, record)
