@@ -109,7 +109,8 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     ``None`` when the document was deleted while it was embedded (its vectors are removed again).
 
     Raises:
-        openai.APIError, chromadb / minio errors: a dependency failed (the stage retries).
+        openai.APIError, chromadb / minio errors: a dependency failed (``Stage.run`` waits the
+            outage out, ``shared.outage``; the next try resumes at the batch that failed).
     """
     doc_id = event.document_id
     chunk_set = ChunkSet.model_validate(await asyncio.to_thread(store.get_json, event.chunks_key))

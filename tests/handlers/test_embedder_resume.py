@@ -105,6 +105,10 @@ async def test_embedding_resumes_from_the_last_completed_batch_and_no_batch_is_c
             again = e5_counters(settings)
     finally:
         stage.provide(**{k: v for k, v in saved.items() if v is not None})
+    delta = {k: after[k] - before[k] for k in ("computed", "skipped_client_gone", "kept_for_retry",
+                                                 "answered_from_kept", "rejected_busy")}
+    print(f"\n[resume] requests sent (texts each): {first_pass}; e5 counters of the run: {delta}; "
+          f"the redelivery: {len(endpoint.calls)} requests, {again['computed'] - after['computed']} computed")
     assert final["status"] == "indexed" and final["chunk_count"] == 12
     assert vectors.count_document(doc_id) == 12
     assert len(vectors.document_records(doc_id, "questions")) == 12
