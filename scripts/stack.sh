@@ -19,6 +19,9 @@
 # factor min(3, brokers) and min.insync.replicas 2 with three; every service gets the whole
 # bootstrap list. The layouts keep separate data: switching starts from empty topics (documents,
 # vectors and the registry are in MinIO and Chroma; let ingest finish before switching).
+# INGEST_NICE (0-19, default 10): the niceness of the ingest side (the e5 process of the embedder,
+# parser, table stage, splitter, embedder), so on a busy machine the scheduler gives the query
+# path (gateway, query service, e5-query, Chroma) the CPU first: a question waits for no batch.
 # LEGCO_INFRA=external: Kafka, MinIO and Chroma run elsewhere (e.g. testcontainers when a
 # Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, MINIO_ACCESS_KEY, MINIO_SECRET_KEY,
 # CHROMA_HOST, CHROMA_PORT.
@@ -49,6 +52,9 @@ PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((810
 TABLES_PORT_PREFIX=$(((8110 + off) / 10))  # table-stage worker n: ${prefix}n
 TABLES_WORKERS=${TABLES_WORKERS:-${VISION_WORKERS:-1}}
 if ! [[ "$TABLES_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] TABLES_WORKERS (VISION_WORKERS) must be 1..10" >&2; exit 2; fi
+INGEST_NICE=${INGEST_NICE:-10}
+if ! [[ "$INGEST_NICE" =~ ^([0-9]|1[0-9])$ ]]; then echo "[stack] INGEST_NICE must be 0..19" >&2; exit 2; fi
+ingest="nice -n $INGEST_NICE "  # prefix of the ingest side's commands
 infra=${LEGCO_INFRA:-native}
 if [ "$infra" = external ]; then
   : "${KAFKA_BOOTSTRAP:?}" "${MINIO_ENDPOINT:?}" "${CHROMA_HOST:?}" "${CHROMA_PORT:?}"
@@ -112,7 +118,7 @@ supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
 serverurl=unix://$sock
 
 [program:tables]
-command=$venv/bin/python -m services.tables
+command=$ingest$venv/bin/python -m services.tables
 process_name=%(program_name)s-%(process_num)d
 numprocs=$TABLES_WORKERS
 environment=$common_env,PORT="${TABLES_PORT_PREFIX}%(process_num)d",LEGCO_WORKER="%(process_num)d"
@@ -126,7 +132,7 @@ CONF
   program minio 10 "$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet" \
     "MINIO_ROOT_USER=\"$MINIO_ACCESS_KEY\",MINIO_ROOT_PASSWORD=\"$MINIO_SECRET_KEY\",MINIO_BROWSER=\"off\""
   program chroma 10 "$venv/bin/chroma run --path $LEGCO_VAR/chroma --host 127.0.0.1 --port $CHROMA_PORT" 'ANONYMIZED_TELEMETRY="False"'
-  program e5 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT" "PYTHONPATH=\"$repo\""
+  program e5 10 "$ingest$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT" "PYTHONPATH=\"$repo\""
   # queries get their own e5 process (one OpenMP thread: a question is one short text), so a
   # question never waits behind an ingest batch; only the query service is pointed at it
   program e5-query 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_QUERY_PORT --threads 1" \
@@ -137,7 +143,8 @@ CONF
     port=${svc#*:}; svc=${svc%%:*}
     local env="$common_env,PORT=\"$port\""
     if [ "$svc" = query ]; then env="$env,QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\""; fi
-    program "$svc" 30 "$venv/bin/python -m services.$svc" "$env"
+    local run=$ingest; if [ "$svc" = query ]; then run=""; fi
+    program "$svc" 30 "$run$venv/bin/python -m services.$svc" "$env"
   done
 } > "$conf")
   chmod 600 "$conf"
