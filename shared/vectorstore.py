@@ -31,6 +31,9 @@ from shared.settings import Settings
 LanguageSums = dict[str, tuple[list[float], int]]
 """Language → (sum of chunk vectors, chunk count)."""
 
+StoredRecord = tuple[str, dict[str, Any], list[float]]
+"""A stored chunk or question record: ``(text, metadata, embedding)``."""
+
 StatsRecord = tuple[str, str, list[float], int]
 """One ``<collection>_stats`` record: ``(document_id, lang, sum of chunk vectors, count)``."""
 
@@ -225,6 +228,16 @@ class VectorStore:
         ids = got["ids"]
         return list(zip(ids, got["documents"] or [""] * len(ids), got["metadatas"] or [{}] * len(ids),
                         strict=False))
+
+    def document_records(self, document_id: str, kind: str = "chunks") -> dict[str, StoredRecord]:
+        """Every record of ``document_id`` in collection ``kind`` (``"chunks"`` or
+        ``"questions"``) by id: ``(text, metadata, embedding)`` as stored."""
+        coll = self.collection if kind == "chunks" else self.questions
+        got = coll.get(where={"document_id": document_id}, include=["documents", "metadatas", "embeddings"])
+        embs = got["embeddings"] if got["embeddings"] is not None else []
+        return {i: (doc or "", dict(meta or {}), [float(x) for x in emb])
+                for i, doc, meta, emb in zip(got["ids"], got["documents"] or [], got["metadatas"] or [], embs,
+                                             strict=False)}
 
     def get_ids(self, ids: list[str]) -> dict[str, Any]:
         """Chunks by id, with documents and metadatas."""

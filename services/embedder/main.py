@@ -30,7 +30,8 @@ async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
     """MinIO, Chroma, the embeddings endpoint and the request stream the documents being embedded
     share (``FairBatcher``), once per process."""
     embedder = EmbeddingClient(settings)
-    batcher = FairBatcher(embedder.embed_passages, settings.embeddings_batch_size)
+    batcher = FairBatcher(embedder.embed_passages, settings.embeddings_batch_size,
+                          max_tokens=settings.embeddings_batch_tokens)
     try:
         yield {"store": await open_store(settings), "vectors": VectorStore(settings), "embedder": embedder,
                "batcher": batcher}

@@ -40,7 +40,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         """Create the clients and start the warm-up (``warmup.py``): the service answers once the
         language means are loaded (at most ``query_start_wait_s``), the keyword side follows."""
-        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=EmbeddingClient(settings),
+        # questions have their own embeddings endpoint when one is set (make up: the e5-query
+        # process), so they never wait behind the embedder's batches
+        embedder = EmbeddingClient(settings, base_url=settings.query_embeddings_base_url or None)
+        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=embedder,
                            cache=VectorCache(), means=LanguageMeans(), params=ScoringParams.from_settings(settings),
                            keywords=KeywordIndex(Lexicon.from_lines([])))
         follower = Follower(state.vectors, state.keywords, state.means)
