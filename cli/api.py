@@ -124,3 +124,16 @@ async def delete_document(client: httpx.AsyncClient, document_id: str) -> dict[s
 async def query(client: httpx.AsyncClient, question: str, top_k: int) -> dict[str, Any]:
     """``POST /api/v1/query``: ``{answer, answer_mode, notice, llm_model, sources}``."""
     return await call(client, "POST", f"{API}/query", json={"question": question, "top_k": top_k})
+
+
+async def list_deadletters(client: httpx.AsyncClient, every: bool = False) -> dict[str, Any]:
+    """``GET /api/v1/deadletters`` (admin): ``{deadletters: [...]}``, newest first (the latest per
+    document unless ``every``). Raises ``ApiError`` (403 not an admin key, 503 Kafka down)."""
+    return await call(client, "GET", f"{API}/deadletters", params={"all": "true"} if every else {})
+
+
+async def replay_deadletters(client: httpx.AsyncClient, document_ids: list[str] | None, every: bool,
+                             stage: str | None) -> dict[str, Any]:
+    """``POST /api/v1/deadletters/replay`` (admin): ``{documents: [{document_id, replayed, skipped}]}``."""
+    body: dict[str, Any] = {"all": every, "document_ids": document_ids or None, "stage": stage}
+    return await call(client, "POST", f"{API}/deadletters/replay", json=body)

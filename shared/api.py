@@ -341,3 +341,67 @@ class QueryResponse(ApiResponse):
     notice: str | None = None
     llm_model: str | None = None
     sources: list[Source]
+
+
+# --- operations (admin) ------------------------------------------------------------------------
+
+
+class DeadLetterEntry(ApiResponse):
+    """One event a stage gave up on (the dead-letter topic read back), for an operator.
+
+    ``stage``: the stage users see (``parsing``, ``tables``, ``splitting``, ``embedding``);
+    ``source_topic``: the topic its event came from (a replay republishes it there);
+    ``consumer_group``: the stage's consumer group; ``reason``: the error; ``attempts``: how many
+    times it was tried (0: a dependency was down past the outage limit); ``ts``: when (ISO-8601
+    UTC); ``page_number``: the page, for a table-stage page event; ``filename`` and ``status``:
+    the document's now (``None`` once the document is deleted: nothing to replay).
+    """
+
+    document_id: str
+    department: str
+    filename: str | None = None
+    status: Status | None = None
+    stage: str
+    source_topic: str
+    consumer_group: str
+    reason: str
+    error_type: str
+    attempts: int
+    ts: str
+    page_number: int | None = None
+    partition: int
+    offset: int
+
+
+class DeadLetterList(ApiResponse):
+    """``GET /api/v1/deadletters``: dead letters, newest first (by default the latest per
+    document only)."""
+
+    deadletters: list[DeadLetterEntry]
+
+
+class ReplayRequest(BaseModel):
+    """``POST /api/v1/deadletters/replay``: which dead letters to republish — the latest of
+    each document in ``document_ids``, or of every document (``all``), optionally only those of
+    one ``stage`` (a stage name, consumer group or source topic)."""
+
+    document_ids: list[str] | None = None
+    all: bool = False
+    stage: str | None = None
+
+
+class ReplayedDocument(ApiResponse):
+    """One document of a replay: ``replayed`` events republished (0 when ``skipped`` says why:
+    deleted, not failed, no dead letter)."""
+
+    document_id: str
+    filename: str | None = None
+    stage: str | None = None
+    replayed: int = 0
+    skipped: str | None = None
+
+
+class ReplayResponse(ApiResponse):
+    """``POST /api/v1/deadletters/replay``: per document, what was republished."""
+
+    documents: list[ReplayedDocument]

@@ -249,6 +249,7 @@ class Stage:
                       "stage worked on this document; the event was moved to the dead-letter topic "
                       "and can be replayed once it is back.")
             await self.dead_letter(event, topic, error, 0, reason=reason)
+            self.outages.gave_up()
             return False
         if waits == 0:
             DEPENDENCY_WAITS.labels(self.progress_stage, dependency).inc()
@@ -264,11 +265,12 @@ class Stage:
                           reason: str | None = None) -> None:
         """Move ``event`` to the dead-letter topic and fail its document with a reason (default:
         the stage failed ``attempts`` times with ``error``)."""
+        detail = reason or str(error)  # an outage's reason names the dependency and how long it was down
         reason = reason or (f"The {self.progress_stage} stage failed {attempts} times ({type(error).__name__}: "
                             f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
         await self.pubs.dead_letter.publish(
             DeadLetter(document_id=event.document_id, department=event.department, visibility=event.visibility,
-                       source_topic=topic, consumer_group=self.group, reason=str(error)[:2000],
+                       source_topic=topic, consumer_group=self.group, reason=detail[:2000],
                        error_type=type(error).__name__, attempts=attempts, payload=event.model_dump(mode="json")),
             key=event.document_id.encode())
         await self.fail(event, reason, "internal")

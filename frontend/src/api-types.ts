@@ -277,6 +277,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deadletters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Deadletters
+         * @description Events the stages gave up on, newest first: document, department, stage and source topic,
+         *     reason, attempts, time; the latest per document unless ``all``. 503 when Kafka cannot be read.
+         */
+        get: operations["list_deadletters_api_v1_deadletters_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deadletters/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay Deadletters
+         * @description Republish dead-lettered events to their source topics (same key) and set their documents
+         *     back to ``queued``: the latest dead letter of each document in ``document_ids`` (or of
+         *     every document, ``all``), of ``stage`` when given. Documents that are not ``failed`` (already
+         *     replayed, or indexed since) are skipped, with the reason. 400 without ``document_ids`` or
+         *     ``all``; 404 when a named document is not registered (never uploaded, or deleted); 503 when
+         *     Kafka cannot be read.
+         */
+        post: operations["replay_deadletters_api_v1_deadletters_replay_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -427,6 +473,56 @@ export interface components {
             document_id: string;
             /** Chunks */
             chunks: components["schemas"]["ChunkInfo"][];
+        };
+        /**
+         * DeadLetterEntry
+         * @description One event a stage gave up on (the dead-letter topic read back), for an operator.
+         *
+         *     ``stage``: the stage users see (``parsing``, ``tables``, ``splitting``, ``embedding``);
+         *     ``source_topic``: the topic its event came from (a replay republishes it there);
+         *     ``consumer_group``: the stage's consumer group; ``reason``: the error; ``attempts``: how many
+         *     times it was tried (0: a dependency was down past the outage limit); ``ts``: when (ISO-8601
+         *     UTC); ``page_number``: the page, for a table-stage page event; ``filename`` and ``status``:
+         *     the document's now (``None`` once the document is deleted: nothing to replay).
+         */
+        DeadLetterEntry: {
+            /** Document Id */
+            document_id: string;
+            /** Department */
+            department: string;
+            /** Filename */
+            filename: string | null;
+            /** Status */
+            status: ("queued" | "processing" | "indexed" | "failed") | null;
+            /** Stage */
+            stage: string;
+            /** Source Topic */
+            source_topic: string;
+            /** Consumer Group */
+            consumer_group: string;
+            /** Reason */
+            reason: string;
+            /** Error Type */
+            error_type: string;
+            /** Attempts */
+            attempts: number;
+            /** Ts */
+            ts: string;
+            /** Page Number */
+            page_number: number | null;
+            /** Partition */
+            partition: number;
+            /** Offset */
+            offset: number;
+        };
+        /**
+         * DeadLetterList
+         * @description ``GET /api/v1/deadletters``: dead letters, newest first (by default the latest per
+         *     document only).
+         */
+        DeadLetterList: {
+            /** Deadletters */
+            deadletters: components["schemas"]["DeadLetterEntry"][];
         };
         /**
          * DeleteResponse
@@ -741,6 +837,51 @@ export interface components {
             page_number: number | null;
             /** Pdf Url */
             pdf_url: string | null;
+        };
+        /**
+         * ReplayRequest
+         * @description ``POST /api/v1/deadletters/replay``: which dead letters to republish — the latest of
+         *     each document in ``document_ids``, or of every document (``all``), optionally only those of
+         *     one ``stage`` (a stage name, consumer group or source topic).
+         */
+        ReplayRequest: {
+            /** Document Ids */
+            document_ids?: string[] | null;
+            /**
+             * All
+             * @default false
+             */
+            all?: boolean;
+            /** Stage */
+            stage?: string | null;
+        };
+        /**
+         * ReplayResponse
+         * @description ``POST /api/v1/deadletters/replay``: per document, what was republished.
+         */
+        ReplayResponse: {
+            /** Documents */
+            documents: components["schemas"]["ReplayedDocument"][];
+        };
+        /**
+         * ReplayedDocument
+         * @description One document of a replay: ``replayed`` events republished (0 when ``skipped`` says why:
+         *     deleted, not failed, no dead letter).
+         */
+        ReplayedDocument: {
+            /** Document Id */
+            document_id: string;
+            /** Filename */
+            filename: string | null;
+            /** Stage */
+            stage: string | null;
+            /**
+             * Replayed
+             * @default 0
+             */
+            replayed: number;
+            /** Skipped */
+            skipped: string | null;
         };
         /**
          * Source
@@ -1237,6 +1378,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeyRevoked"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_deadletters_api_v1_deadletters_get: {
+        parameters: {
+            query?: {
+                /** @description every dead letter, not only the latest per document */
+                all?: boolean;
+                /** @description only this department's */
+                department?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    replay_deadletters_api_v1_deadletters_replay_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResponse"];
                 };
             };
             /** @description Validation Error */

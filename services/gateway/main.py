@@ -20,7 +20,7 @@ import httpx
 from fastapi import Depends, FastAPI
 from faststream import AckPolicy
 
-from services.gateway.api.routes import config, documents, events, health, ingest, keys, query, whoami
+from services.gateway.api.routes import config, documents, events, health, ingest, keys, operations, query, whoami
 from services.gateway.auth.keys import KeyStore
 from services.gateway.auth.middleware import AuthMiddleware
 from services.gateway.auth.principal import current_caller
@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Upload briefing papers, follow their ingest, ask questions with page sources.",
                   lifespan=lifespan)
     for r in (ingest.router, documents.router, events.router, query.router, config.router, whoami.router,
-              keys.router):
+              keys.router, operations.router):
         app.include_router(r, prefix="/api/v1", dependencies=[Depends(current_caller)])  # every route: a key
     app.include_router(health.router)
     app.add_middleware(AuthMiddleware)

@@ -1,0 +1,54 @@
+"""Operations (admin keys): the dead letters and their replay (``deadletters.py``).
+
+* ``GET /api/v1/deadletters``: the events the stages gave up on, newest first;
+* ``POST /api/v1/deadletters/replay``: republish them to the stage that gave up.
+
+Member and reader keys get 403 (``AdminDep``); an admin sees every department (``?department=``
+narrows the listing to one).
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query
+
+from services.gateway import deadletters
+from services.gateway.api.deps import StateDep
+from services.gateway.auth.principal import AdminDep
+from shared.api import DeadLetterList, ReplayRequest, ReplayResponse
+
+router = APIRouter(tags=["operations"])
+KAFKA_DOWN = "Kafka could not be read ({}); try again shortly."
+
+
+@router.get("/deadletters", response_model=DeadLetterList)
+async def list_deadletters(state: StateDep, caller: AdminDep,
+                           all: Annotated[bool, Query(description="every dead letter, not only the latest "
+                                                                  "per document")] = False,
+                           department: Annotated[str | None, Query(description="only this department's")] = None,
+                           ) -> DeadLetterList:
+    """Events the stages gave up on, newest first: document, department, stage and source topic,
+    reason, attempts, time; the latest per document unless ``all``. 503 when Kafka cannot be read."""
+    try:
+        return DeadLetterList(deadletters=await deadletters.read_entries(state, all, department))
+    except Exception as e:  # noqa: BLE001 - Kafka down: 503 with the reason
+        raise HTTPException(503, KAFKA_DOWN.format(type(e).__name__)) from None
+
+
+@router.post("/deadletters/replay", response_model=ReplayResponse)
+async def replay_deadletters(state: StateDep, caller: AdminDep, body: ReplayRequest) -> ReplayResponse:
+    """Republish dead-lettered events to their source topics (same key) and set their documents
+    back to ``queued``: the latest dead letter of each document in ``document_ids`` (or of
+    every document, ``all``), of ``stage`` when given. Documents that are not ``failed`` (already
+    replayed, or indexed since) are skipped, with the reason. 400 without ``document_ids`` or
+    ``all``; 404 when a named document is not registered (never uploaded, or deleted); 503 when
+    Kafka cannot be read."""
+    if not body.all and not body.document_ids:
+        raise HTTPException(400, "Name the documents to replay (document_ids), or all.")
+    unknown = [d for d in body.document_ids or [] if state.registry.get(d) is None]
+    if unknown and not body.all:
+        raise HTTPException(404, f"Document not found: {', '.join(unknown)}.")
+    try:
+        return await deadletters.replay(state, body)
+    except Exception as e:  # noqa: BLE001 - Kafka down: 503 with the reason
+        raise HTTPException(503, KAFKA_DOWN.format(type(e).__name__)) from None
