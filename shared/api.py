@@ -346,6 +346,18 @@ class QueryResponse(ApiResponse):
 # --- operations (admin) ------------------------------------------------------------------------
 
 
+class ReconcileReport(ApiResponse):
+    """``POST /api/v1/reconcile``: what one reconciler pass removed — ``objects`` in MinIO,
+    ``vectors`` in Chroma (chunks, question lines and statistics records),
+    ``tombstones`` — the ``documents`` concerned, and how long the pass took (seconds)."""
+
+    objects: int = 0
+    vectors: int = 0
+    tombstones: int = 0
+    documents: list[str] = Field(default_factory=list)
+    took_s: float = 0.0
+
+
 class DeadLetterEntry(ApiResponse):
     """One event a stage gave up on (the dead-letter topic read back), for an operator.
 

@@ -136,6 +136,24 @@ class VectorStore:
         for doc_id in {str(m.get("document_id")) for m in metas if m}:
             self.refresh_document_stats(doc_id)
 
+    def document_ids(self, page: int = 5000) -> set[str]:
+        """Ids of every document with any record (chunk, question line or statistics)."""
+        out: set[str] = set()
+        for coll in (self.collection, self.questions, self.stats):
+            offset = 0
+            while True:
+                metas = coll.get(include=["metadatas"], limit=page, offset=offset)["metadatas"] or []
+                out.update(str(m["document_id"]) for m in metas if m and m.get("document_id"))
+                if len(metas) < page:
+                    break
+                offset += page
+        return out
+
+    def count_document_records(self, document_id: str) -> int:
+        """Records of a document: chunks + question lines + statistics."""
+        where: Where = {"document_id": document_id}
+        return sum(len(c.get(where=where, include=[])["ids"]) for c in (self.collection, self.questions, self.stats))
+
     # --- per-language statistics -----------------------------------------------------
     def write_document_stats(self, document_id: str, department: str, visibility: str,
                              sums: LanguageSums) -> None:

@@ -277,6 +277,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile Now
+         * @description Run one reconciler pass: remove the objects and vectors of deleted documents, of documents
+         *     without a manifest (older than ``RECONCILE_GRACE_S``) and spent tombstones; says what went.
+         *     503 when MinIO, Chroma or Kafka cannot be reached.
+         */
+        post: operations["reconcile_now_api_v1_reconcile_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deadletters": {
         parameters: {
             query?: never;
@@ -821,6 +843,36 @@ export interface components {
             llm_model: string | null;
             /** Sources */
             sources: components["schemas"]["Source"][];
+        };
+        /**
+         * ReconcileReport
+         * @description ``POST /api/v1/reconcile``: what one reconciler pass removed — ``objects`` in MinIO,
+         *     ``vectors`` in Chroma (chunks, question lines and statistics records),
+         *     ``tombstones`` — the ``documents`` concerned, and how long the pass took (seconds).
+         */
+        ReconcileReport: {
+            /**
+             * Objects
+             * @default 0
+             */
+            objects: number;
+            /**
+             * Vectors
+             * @default 0
+             */
+            vectors: number;
+            /**
+             * Tombstones
+             * @default 0
+             */
+            tombstones: number;
+            /** Documents */
+            documents: string[];
+            /**
+             * Took S
+             * @default 0
+             */
+            took_s: number;
         };
         /**
          * Rendition
@@ -1387,6 +1439,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    reconcile_now_api_v1_reconcile_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconcileReport"];
                 };
             };
         };

@@ -17,7 +17,8 @@ from services.embedder.search_text import (
     question_search_text,
     text_sha,
 )
-from shared import storage
+from shared.deletion import Check, guarded, never_gone
+from shared.errors import DocumentGone
 from shared.events import DocumentChunked
 from shared.lang import detect_language
 from shared.metrics import CHUNKS
@@ -49,14 +50,18 @@ def chunk_metadata(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, la
 
 
 async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: VectorStore,
-                          embed: EmbedFn, settings: Settings, report: Report) -> int | None:
+                          embed: EmbedFn, settings: Settings, report: Report, check: Check = never_gone) -> int:
     """Embed and upsert every non-empty chunk of one document; returns the chunk count stored.
 
     Idempotent: ids are ``{document_id}_{chunk_index}`` and written with ``upsert``.
-    ``None`` when the document was deleted while it was embedded (its vectors are removed again).
+    ``check`` (throttled) is asked before each batch and before its vectors are written, and
+    every ``deletion_check_interval_s`` while a batch is being embedded (the request is
+    abandoned), so a document deleted meanwhile stops within about that interval.
 
     Raises:
         openai.APIError, chromadb / minio errors: a dependency failed (the stage retries).
+        DocumentGone: the document was deleted meanwhile (``check``, or the last look after the
+            statistics were written, which removes its vectors at once; the stage sweeps the rest).
     """
     doc_id = event.document_id
     chunk_set = ChunkSet.model_validate(await asyncio.to_thread(store.get_json, event.chunks_key))
@@ -69,7 +74,9 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     for start in range(0, total, step):
         batch = chunks[start:start + step]
         texts = [chunk_search_text(c) for c in batch]
-        embeddings = await embed(texts)
+        await check()
+        embeddings = await guarded(check, embed(texts))
+        await check()
         metas = [chunk_metadata(event, chunk_set, c, lang) for c in batch]
         questions = [(c, m, q) for c, m in zip(batch, metas, strict=True)
                      if (q := question_search_text(title, c)) is not None]
@@ -81,7 +88,8 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
             vectors.upsert, [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch], metas)
         questions = [(c, {**m, "vector_sha": m["question_sha"]}, q) for c, m, q in questions]
         if questions:
-            q_emb = await embed([q for _, _, q in questions])
+            q_emb = await guarded(check, embed([q for _, _, q in questions]))
+            await check()
             await asyncio.to_thread(vectors.upsert_questions, [c.chunk_id(doc_id) for c, _, _ in questions],
                                     q_emb, [q for _, _, q in questions], [m for _, m, _ in questions])
         for e in embeddings:
@@ -90,7 +98,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
         await report(unit="chunks", pages_done=min(start + step, total), pages_total=total)
     await asyncio.to_thread(vectors.write_document_stats, doc_id, event.department, event.visibility,
                             {lang: (vec_sum, total)} if vec_sum is not None else {})
-    if not await asyncio.to_thread(store.exists, storage.manifest_key(doc_id)):  # deleted while we embedded
+    if not await asyncio.to_thread(store.document_live, doc_id):  # deleted while we embedded
         await asyncio.to_thread(vectors.delete_document, doc_id)
-        return None
+        raise DocumentGone(doc_id)
     return total

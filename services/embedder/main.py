@@ -3,7 +3,9 @@ and reports ``indexed``.
 
 Embeds each chunk's normalised search text through the OpenAI-compatible embeddings endpoint in
 batches and upserts the vectors into Chroma with deterministic ids (``handle.embed_and_store``),
-so a redelivered event overwrites instead of duplicating. Run: ``python -m services.embedder``.
+so a redelivered event overwrites instead of duplicating. A document deleted meanwhile stops
+between two batches and its vectors are removed (``Stage.sweep_gone`` and the hook below).
+Run: ``python -m services.embedder``.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
 
 
 stage = Stage("embedder", progress_stage="embedding", output_topic=topics.INDEXED, clients=open_clients)
+stage.gone_hooks.append(lambda doc_id: stage.client("vectors").delete_document(doc_id))
 VectorsDep = Annotated[VectorStore, Context("vectors")]
 BatcherDep = Annotated[FairBatcher, Context("batcher")]
 
@@ -50,8 +53,9 @@ async def on_chunked(event: DocumentChunked, store: StoreDep, vectors: VectorsDe
     query service updates its keyword index from it) and report ``indexed``."""
     report = partial(stage.progress, event)
     embed = partial(batcher.embed_passages, key=event.department)
+    check = stage.deletion_check(event)
     stored = await stage.run(event, topics.CHUNKED,
-                             lambda: embed_and_store(event, store, vectors, embed, settings, report))
+                             lambda: embed_and_store(event, store, vectors, embed, settings, report, check))
     if stored is not None:
         await stage.emit(DocumentIndexed(document_id=event.document_id, department=event.department,
                                          visibility=event.visibility,

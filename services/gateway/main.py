@@ -5,7 +5,8 @@ delete); keeps the document registry by consuming ``documents.progress`` (consum
 gateway instance, from the earliest offset, so a restarted gateway catches up) and deletes
 replaced copies when their successor is indexed; streams each changed record over SSE to the
 clients whose key may see it; forwards ``/api/v1/query`` to the query service with the caller's
-department scope; serves the built frontend at ``/``.
+department scope; serves the built frontend at ``/``. Runs the reconciler (``reconcile.py``) at
+start and every ``RECONCILE_INTERVAL_S``.
 Run: ``python -m services.gateway``.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from services.gateway.auth.middleware import AuthMiddleware
 from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
 from services.gateway.progress import fold_progress
+from services.gateway.reconcile import reconcile_forever
 from services.gateway.registry import Registry
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
@@ -69,9 +71,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         app.state.gateway = state
         await broker.start()
+        reconciler = asyncio.create_task(reconcile_forever(state))
         try:
             yield
         finally:
+            reconciler.cancel()
             await broker.stop()
             await state.http.aclose()
 

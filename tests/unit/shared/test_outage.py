@@ -54,6 +54,9 @@ def test_dependency_of_follows_causes() -> None:
 
 class Store:
     def exists(self, key: str) -> bool:
+        return not key.startswith("tombstones/")
+
+    def document_live(self, document_id: str) -> bool:
         return True
 
 

@@ -1,7 +1,9 @@
-"""Operations (admin keys): the dead letters and their replay (``deadletters.py``).
+"""Operations (admin keys): the reconciler, the dead letters and their replay.
 
+* ``POST /api/v1/reconcile``: one reconciler pass now (``reconcile.py``; it also runs at start
+  and every ``RECONCILE_INTERVAL_S``);
 * ``GET /api/v1/deadletters``: the events the stages gave up on, newest first;
-* ``POST /api/v1/deadletters/replay``: republish them to the stage that gave up.
+* ``POST /api/v1/deadletters/replay``: republish them to the stage that gave up (``deadletters.py``).
 
 Member and reader keys get 403 (``AdminDep``); an admin sees every department (``?department=``
 narrows the listing to one).
@@ -15,10 +17,22 @@ from fastapi import APIRouter, HTTPException, Query
 from services.gateway import deadletters
 from services.gateway.api.deps import StateDep
 from services.gateway.auth.principal import AdminDep
-from shared.api import DeadLetterList, ReplayRequest, ReplayResponse
+from services.gateway.reconcile import reconcile
+from shared.api import DeadLetterList, ReconcileReport, ReplayRequest, ReplayResponse
 
 router = APIRouter(tags=["operations"])
 KAFKA_DOWN = "Kafka could not be read ({}); try again shortly."
+
+
+@router.post("/reconcile", response_model=ReconcileReport)
+async def reconcile_now(state: StateDep, caller: AdminDep) -> ReconcileReport:
+    """Run one reconciler pass: remove the objects and vectors of deleted documents, of documents
+    without a manifest (older than ``RECONCILE_GRACE_S``) and spent tombstones; says what went.
+    503 when MinIO, Chroma or Kafka cannot be reached."""
+    try:
+        return await reconcile(state)
+    except Exception as e:  # noqa: BLE001 - a store down: 503 with the reason
+        raise HTTPException(503, f"A store could not be reached ({type(e).__name__}); try again shortly.") from None
 
 
 @router.get("/deadletters", response_model=DeadLetterList)
