@@ -137,3 +137,18 @@ async def replay_deadletters(client: httpx.AsyncClient, document_ids: list[str] 
     """``POST /api/v1/deadletters/replay`` (admin): ``{documents: [{document_id, replayed, skipped}]}``."""
     body: dict[str, Any] = {"all": every, "document_ids": document_ids or None, "stage": stage}
     return await call(client, "POST", f"{API}/deadletters/replay", json=body)
+
+
+async def start_reindex(client: httpx.AsyncClient, department: str | None, model: str | None) -> dict[str, Any]:
+    """``POST /api/v1/reindex`` (admin): the new job's record. Raises ``ApiError`` (409 one runs)."""
+    return await call(client, "POST", f"{API}/reindex", json={"department": department, "model": model})
+
+
+async def reindex_status(client: httpx.AsyncClient) -> dict[str, Any]:
+    """``GET /api/v1/reindex`` (admin): the latest job's record. Raises ``ApiError`` (404 none)."""
+    return await call(client, "GET", f"{API}/reindex")
+
+
+async def reconcile(client: httpx.AsyncClient) -> dict[str, Any]:
+    """``POST /api/v1/reconcile`` (admin): ``{objects, vectors, tombstones, documents, took_s}``."""
+    return await call(client, "POST", f"{API}/reconcile")

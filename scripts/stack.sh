@@ -44,7 +44,7 @@ write_conf() {
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
               LLM_BASE_URL LLM_MODEL LLM_API_KEY OUTAGE_LIMIT_S DELETION_CHECK_INTERVAL_S \
-              RECONCILE_INTERVAL_S RECONCILE_GRACE_S; do
+              RECONCILE_INTERVAL_S RECONCILE_GRACE_S REINDEX_SETTLE_S REINDEX_KEEP_OLD_S; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
   done
   {

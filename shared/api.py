@@ -417,3 +417,45 @@ class ReplayResponse(ApiResponse):
     """``POST /api/v1/deadletters/replay``: per document, what was republished."""
 
     documents: list[ReplayedDocument]
+
+
+class ReindexRequest(BaseModel):
+    """``POST /api/v1/reindex``: rebuild the index from the chunk sets in MinIO — every
+    document (a new index generation, switched to when complete), or one ``department``'s in
+    place; ``model``: embed with this model instead (a new generation; not with ``department``)."""
+
+    department: str | None = None
+    model: str | None = None
+
+
+ReindexState = Literal["running", "done", "failed"]
+
+
+class ReindexStatus(ApiResponse):
+    """A reindex job (``GET``/``POST /api/v1/reindex``), as its record in MinIO says.
+
+    ``phase``: ``building`` (documents sent to the embedder), ``catching up`` (documents indexed
+    or deleted meanwhile), ``switching``, ``settling`` (after the switch), ``done``; counts are
+    documents; ``generation``/``collection``/``model``: what is built; ``in_place``: a
+    department rebuilt into the current generation (no switch); ``failures``: documents that
+    could not be rebuilt (the job then fails and does not switch); ``heartbeat_at``: the last
+    time the gateway running it (``instance``) wrote this record.
+    """
+
+    job_id: str
+    state: ReindexState
+    phase: str
+    department: str | None = None
+    model: str
+    generation: int
+    collection: str
+    in_place: bool = False
+    documents_total: int = 0
+    documents_done: int = 0
+    chunks: int = 0
+    failures: list[str] = Field(default_factory=list)
+    error: str | None = None
+    instance: str = ""
+    started_at: str
+    heartbeat_at: str
+    finished_at: str | None = None

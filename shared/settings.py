@@ -160,6 +160,14 @@ class Settings(BaseSettings):
     # only once older than the grace period (an upload being stored is never swept).
     reconcile_interval_s: float = 300.0
     reconcile_grace_s: float = 600.0
+    # Reindex (services/gateway/reindex.py): the gateway re-reads the index generation pointer at
+    # most this often; after a switch the job waits settle seconds before its last catch-up and
+    # drops the old generation keep_old seconds later; a job whose gateway has not written its
+    # record for stale seconds is dead and another may start.
+    index_follow_s: float = 5.0
+    reindex_settle_s: float = 5.0
+    reindex_keep_old_s: float = 60.0
+    reindex_stale_s: float = 60.0
 
     department_default: str = Field(default="default", description="department key stamped on every record")
 

@@ -232,7 +232,8 @@ class Stage:
                      document_id, removed)
 
     async def run(self, event: EventBase, topic: str, work: Callable[[], Awaitable[T]], *,
-                  check_exists: bool = True) -> T | None:
+                  check_exists: bool = True,
+                  on_failure: Callable[[str], Awaitable[None]] | None = None) -> T | None:
         """Run one handler's ``work`` under the consumer contract.
 
         * ``None`` without calling ``work`` when the document was deleted or replaced
@@ -253,6 +254,9 @@ class Stage:
         Args:
             event: the consumed event; topic: the topic it came from (for the dead letter).
             work: the handler body; its result is returned.
+            on_failure: work that is not the document's own pipeline (a rebuild into a new index
+                generation) hands its failure reason here instead: the document is not failed
+                and nothing is dead-lettered.
 
         Returns:
             ``work()``'s result, or ``None`` when the document is gone or was failed.
@@ -274,12 +278,12 @@ class Stage:
                 await self.sweep_gone(event.document_id)
                 return None
             except DocumentError as e:
-                await self.fail(event, e.reason, e.code)
+                await (on_failure(e.reason) if on_failure else self.fail(event, e.reason, e.code))
                 return None
             except Exception as e:
                 dependency = dependency_of(e, settings)
                 if dependency is not None:
-                    if await self._outage_wait(event, topic, e, dependency, waits):
+                    if await self._outage_wait(event, topic, e, dependency, waits, on_failure):
                         waits += 1
                         continue
                     return None
@@ -290,7 +294,10 @@ class Stage:
                     RETRIES.labels(self.progress_stage).inc()
                     await asyncio.sleep(settings.handler_retry_base_s * 2 ** (attempt - 1))
                     continue
-                await self.dead_letter(event, topic, e, attempts)
+                if on_failure:
+                    await on_failure(f"{type(e).__name__}: {str(e)[:200]}")
+                else:
+                    await self.dead_letter(event, topic, e, attempts)
                 return None
             self.outages.recovered()
             STAGE_LATENCY.labels(self.progress_stage).observe(time.perf_counter() - start)
@@ -298,7 +305,7 @@ class Stage:
             return result
 
     async def _outage_wait(self, event: EventBase, topic: str, error: Exception, dependency: str,
-                           waits: int) -> bool:
+                           waits: int, on_failure: Callable[[str], Awaitable[None]] | None = None) -> bool:
         """One wait of an outage: ``True`` after waiting (try again), ``False`` when the outage has
         lasted ``outage_limit_s`` and the event was dead-lettered."""
         s = self.settings
@@ -308,7 +315,10 @@ class Stage:
             reason = (f"{dependency} could not be reached for {took} while the {self.progress_stage} "
                       "stage worked on this document; the event was moved to the dead-letter topic "
                       "and can be replayed once it is back.")
-            await self.dead_letter(event, topic, error, 0, reason=reason)
+            if on_failure:
+                await on_failure(f"{dependency} could not be reached for {took}")
+            else:
+                await self.dead_letter(event, topic, error, 0, reason=reason)
             self.outages.gave_up()
             return False
         if waits == 0:

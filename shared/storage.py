@@ -132,6 +132,11 @@ def vision_cache_key(image_sha256: str, model: str) -> str:
     return f"cache/vision/{model_id}/{image_sha256}.json"
 
 
+REINDEX_JOB_KEY = "index/reindex.json"
+"""The record of the latest reindex job (``shared.api.ReindexStatus``), written by the gateway
+that runs it; any gateway answers ``GET /api/v1/reindex`` from it."""
+
+
 def chunks_key(document_id: str) -> str:
     """Key of the splitter's ``ChunkSet`` JSON."""
     return _doc_prefix(document_id) + "chunks.json"

@@ -41,5 +41,16 @@ PROGRESS = "legco.documents.progress.v1"
 DEAD_LETTER = "legco.deadletter.v1"
 """events a consumer gave up on after its bounded retries, with the reason."""
 
+INDEX_REBUILD = "legco.index.rebuild.v1"
+"""gateway (a reindex job) → embedder (group ``embedder-rebuild``): one ``RebuildDocument`` per
+indexed document, to embed its stored chunk set into the generation the job builds."""
+
+INDEX_REBUILT = "legco.index.rebuilt.v1"
+"""embedder → gateway (the reindex job that asked): ``DocumentRebuilt``, one per rebuild event."""
+
+INDEX_SWITCHED = "legco.index.switched.v1"
+"""gateway (a reindex job) → query services: ``IndexSwitched``, after the generation pointer in
+Chroma names the rebuilt generation; each query service rebuilds its keyword index from it."""
+
 ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED,
-                               PROGRESS, DEAD_LETTER)
+                               PROGRESS, DEAD_LETTER, INDEX_REBUILD, INDEX_REBUILT, INDEX_SWITCHED)

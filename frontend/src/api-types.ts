@@ -345,6 +345,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reindex Status
+         * @description The latest reindex job (running or finished), from its record in MinIO. 404 when none ran.
+         */
+        get: operations["reindex_status_api_v1_reindex_get"];
+        put?: never;
+        /**
+         * Start Reindex
+         * @description Rebuild the index from the chunk sets in MinIO: every document into a new index generation
+         *     (queries use the current one until it is complete), or one department's documents in place;
+         *     ``model``: re-embed with that model. 409 while a job runs, 400 for ``model`` with ``department``.
+         */
+        post: operations["start_reindex_api_v1_reindex_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -873,6 +899,83 @@ export interface components {
              * @default 0
              */
             took_s: number;
+        };
+        /**
+         * ReindexRequest
+         * @description ``POST /api/v1/reindex``: rebuild the index from the chunk sets in MinIO — every
+         *     document (a new index generation, switched to when complete), or one ``department``'s in
+         *     place; ``model``: embed with this model instead (a new generation; not with ``department``).
+         */
+        ReindexRequest: {
+            /** Department */
+            department?: string | null;
+            /** Model */
+            model?: string | null;
+        };
+        /**
+         * ReindexStatus
+         * @description A reindex job (``GET``/``POST /api/v1/reindex``), as its record in MinIO says.
+         *
+         *     ``phase``: ``building`` (documents sent to the embedder), ``catching up`` (documents indexed
+         *     or deleted meanwhile), ``switching``, ``settling`` (after the switch), ``done``; counts are
+         *     documents; ``generation``/``collection``/``model``: what is built; ``in_place``: a
+         *     department rebuilt into the current generation (no switch); ``failures``: documents that
+         *     could not be rebuilt (the job then fails and does not switch); ``heartbeat_at``: the last
+         *     time the gateway running it (``instance``) wrote this record.
+         */
+        ReindexStatus: {
+            /** Job Id */
+            job_id: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "done" | "failed";
+            /** Phase */
+            phase: string;
+            /** Department */
+            department: string | null;
+            /** Model */
+            model: string;
+            /** Generation */
+            generation: number;
+            /** Collection */
+            collection: string;
+            /**
+             * In Place
+             * @default false
+             */
+            in_place: boolean;
+            /**
+             * Documents Total
+             * @default 0
+             */
+            documents_total: number;
+            /**
+             * Documents Done
+             * @default 0
+             */
+            documents_done: number;
+            /**
+             * Chunks
+             * @default 0
+             */
+            chunks: number;
+            /** Failures */
+            failures: string[];
+            /** Error */
+            error: string | null;
+            /**
+             * Instance
+             * @default
+             */
+            instance: string;
+            /** Started At */
+            started_at: string;
+            /** Heartbeat At */
+            heartbeat_at: string;
+            /** Finished At */
+            finished_at: string | null;
         };
         /**
          * Rendition
@@ -1517,6 +1620,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReplayResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    reindex_status_api_v1_reindex_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReindexStatus"];
+                };
+            };
+        };
+    };
+    start_reindex_api_v1_reindex_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReindexRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReindexStatus"];
                 };
             };
             /** @description Validation Error */

@@ -34,9 +34,10 @@ from shared.topic_reader import read_topic
 log = logging.getLogger("legco.gateway.deadletters")
 
 STAGE_OF_GROUP = {"parser": "parsing", "tables-fanout": "tables", "tables": "tables", "tables-gather": "tables",
-                  "splitter": "splitting", "embedder": "embedding"}
+                  "splitter": "splitting", "embedder": "embedding", "embedder-rebuild": "reindex"}
 STAGE_OF_TOPIC = {topics.UPLOADED: "parsing", topics.PARSED: "tables", topics.TABLE_PAGES: "tables",
-                  topics.TABLE_PAGE_DONE: "tables", topics.TABLES: "splitting", topics.CHUNKED: "embedding"}
+                  topics.TABLE_PAGE_DONE: "tables", topics.TABLES: "splitting", topics.CHUNKED: "embedding",
+                  topics.INDEX_REBUILD: "reindex"}
 READ_TIMEOUT_S = 15.0  # longest a read of the topic may take before what was read is returned
 
 
@@ -156,6 +157,8 @@ async def _replay_one(state: GatewayState, doc_id: str, letters: list[Letter], s
         out.skipped = "no dead letter" + (f" of stage {stage}" if stage else "")
     elif rec is None:
         out.skipped = "the document was deleted"
+    elif chosen[-1].stage == "reindex":
+        out.skipped = "a reindex event; run the reindex again"
     elif rec.status != "failed":
         out.skipped = f"the document is {rec.status}, not failed"
     if out.skipped or rec is None:

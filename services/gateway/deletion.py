@@ -1,6 +1,6 @@
-"""Deleting a document everywhere: a delete tombstone first, then its vectors in Chroma, its
-objects in MinIO (original, page PDFs, page texts, chunks, manifest) and its registry record; or
-single chunks. Either way a ``DocumentDeleted`` goes to
+"""Deleting a document everywhere: a delete tombstone first, then its vectors in Chroma (every
+index generation), its objects in MinIO (original, page PDFs, page texts, chunks, manifest) and
+its registry record; or single chunks. Either way a ``DocumentDeleted`` goes to
 ``documents.deleted`` once Chroma no longer holds them (the query service drops them from its
 keyword index and language means on it).
 
@@ -46,15 +46,29 @@ def write_tombstone(state: GatewayState, document_id: str, record: DocumentRecor
 
 
 async def delete_chunks(state: GatewayState, document_id: str, chunk_ids: list[str]) -> None:
-    """Delete chunks of one document by id (``{document_id}_{chunk_index}``) from Chroma, which
-    recomputes the document's language statistics, then publish the deletion.
+    """Delete chunks of one document by id (``{document_id}_{chunk_index}``) from Chroma (every
+    index generation), which recomputes the document's language statistics, and from its chunk
+    set in MinIO (so a rebuild from MinIO does not bring them back), then publish the deletion.
 
     Raises:
-        chromadb / Kafka errors when Chroma or the broker is down.
+        chromadb / minio / Kafka errors when a store or the broker is down.
     """
     rec = state.registry.get(document_id)
     await asyncio.to_thread(state.vectors.delete_ids, chunk_ids)
+    await asyncio.to_thread(drop_from_chunk_set, state, document_id, set(chunk_ids))
     await publish_deleted(state, document_id, rec, chunk_ids)
+
+
+def drop_from_chunk_set(state: GatewayState, document_id: str, chunk_ids: set[str]) -> None:
+    """Remove chunks from the document's stored ``ChunkSet`` (blocking; no chunk set: nothing)."""
+    key = storage.chunks_key(document_id)
+    try:
+        chunk_set = state.store.get_json(key)
+    except KeyError:
+        return
+    kept = [c for c in chunk_set.get("chunks", []) if f"{document_id}_{c.get('chunk_index')}" not in chunk_ids]
+    if len(kept) != len(chunk_set.get("chunks", [])):
+        state.store.put_json(key, {**chunk_set, "chunks": kept})
 
 
 async def publish_deleted(state: GatewayState, document_id: str, record: DocumentRecord | None,

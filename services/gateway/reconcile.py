@@ -8,7 +8,7 @@ and crashes mid-delete. One pass (:func:`plan` decides, :func:`execute` acts):
 * the objects under ``documents/{id}/`` of a document without a manifest, once the newest of
   them is older than the grace period (an upload being stored has its original before its
   manifest; the grace period lets it finish);
-* the vectors (chunks, question lines, statistics) of a document
+* the vectors (chunks, question lines, statistics, in every index generation) of a document
   with a tombstone or without a manifest — the manifest is asked for again just before, so a
   document registered after the listing is never touched (a document has a manifest before any
   stage sees it, hence long before it has vectors);
@@ -54,14 +54,22 @@ class Objects(Protocol):
     def delete(self, key: str) -> None: ...
 
 
-class Vectors(Protocol):
-    """What the reconciler needs of the vector store (``shared.vectorstore.VectorStore``)."""
+class Generation(Protocol):
+    """One index generation's collections (``VectorStore.at(g)``)."""
 
     def document_ids(self) -> set[str]: ...
 
     def count_document_records(self, document_id: str) -> int: ...
 
-    def delete_document(self, document_id: str) -> None: ...
+    def delete_document_here(self, document_id: str) -> None: ...
+
+
+class Vectors(Protocol):
+    """What the reconciler needs of the vector store (``shared.vectorstore.VectorStore``)."""
+
+    def generations(self) -> list[int]: ...
+
+    def at(self, generation: int) -> Generation: ...
 
 
 @dataclass
@@ -75,12 +83,12 @@ class DocumentObjects:
 
 @dataclass
 class Inventory:
-    """What one pass found: objects per document id, tombstones (id → written at), and the ids
-    of the documents with vectors."""
+    """What one pass found: objects per document id, tombstones (id → written at), and per
+    index generation the ids of the documents with vectors."""
 
     documents: dict[str, DocumentObjects] = field(default_factory=dict)
     tombstones: dict[str, datetime] = field(default_factory=dict)
-    vectors: set[str] = field(default_factory=set)
+    vectors: dict[int, set[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -109,7 +117,8 @@ def take_inventory(store: Objects, vectors: Vectors) -> Inventory:
         objs.count += 1
         objs.manifest = objs.manifest or key == storage.manifest_key(of)
         objs.newest = max(objs.newest, modified)
-    inv.vectors = vectors.document_ids()
+    for g in vectors.generations():
+        inv.vectors[g] = vectors.at(g).document_ids()
     return inv
 
 
@@ -121,14 +130,15 @@ def plan(inv: Inventory, now: datetime, grace_s: float) -> Plan:
             out.objects[doc_id] = "deleted"
         elif not objs.manifest and (now - objs.newest).total_seconds() > grace_s:
             out.objects[doc_id] = "interrupted upload" if objs.count == 1 else "no manifest"
-    for doc_id in inv.vectors:
-        if doc_id in inv.tombstones:
-            out.vectors[doc_id] = "deleted"
-        elif not inv.documents.get(doc_id, DocumentObjects()).manifest:
-            out.vectors[doc_id] = "no manifest"
+    for ids in inv.vectors.values():
+        for doc_id in ids:
+            if doc_id in inv.tombstones:
+                out.vectors[doc_id] = "deleted"
+            elif not inv.documents.get(doc_id, DocumentObjects()).manifest:
+                out.vectors[doc_id] = "no manifest"
     for doc_id, written in inv.tombstones.items():
         objects_left = doc_id in inv.documents and doc_id not in out.objects
-        vectors_left = doc_id in inv.vectors and doc_id not in out.vectors
+        vectors_left = any(doc_id in ids for ids in inv.vectors.values()) and doc_id not in out.vectors
         if not objects_left and not vectors_left and (now - written).total_seconds() > grace_s:
             out.tombstones.append(doc_id)
     return out
@@ -153,8 +163,12 @@ def execute(store: Objects, vectors: Vectors, todo: Plan, inv: Inventory) -> Rec
     for doc_id, why in sorted(todo.vectors.items()):
         if why != "deleted" and registered(doc_id):
             continue
-        removed = vectors.count_document_records(doc_id)
-        vectors.delete_document(doc_id)
+        removed = 0
+        for g, ids in inv.vectors.items():
+            if doc_id in ids:
+                gen = vectors.at(g)
+                removed += gen.count_document_records(doc_id)
+                gen.delete_document_here(doc_id)
         if removed:
             report.vectors += removed
             if doc_id not in report.documents:

@@ -29,3 +29,4 @@ class GatewayState:
     hub: DocumentHub
     keys: KeyStore
     http: httpx.AsyncClient
+    reindexer: Any = None  # services.gateway.reindex.Reindexer, set in the lifespan

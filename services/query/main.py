@@ -1,8 +1,8 @@
 """Query service (FastAPI): ``POST /api/v1/query`` embeds the question, retrieves the top-k
 chunks from ChromaDB and answers (LLM with citations, or extractive); the gateway forwards
 ``/api/v1/query`` here. The keyword index and language means live in memory: loaded from Chroma
-at start, then kept in step by the ``documents.indexed`` / ``documents.deleted`` events
-(``follow.py``; a FastStream broker run in the lifespan). The route is in ``routes.py``.
+at start, then kept in step by the ``documents.indexed`` / ``documents.deleted`` events and, after
+a rebuild, ``index.switched`` (``follow.py``; a FastStream broker run in the lifespan). The route is in ``routes.py``.
 Run: ``python -m services.query`` (PORT, default 8104).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from services.query.scoring import ScoringParams
 from services.query.state import QueryState
 from services.query.vector_cache import VectorCache
 from shared.embeddings import EmbeddingClient
+from shared.generation import IndexGeneration
 from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
@@ -39,7 +40,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=EmbeddingClient(settings),
                            cache=VectorCache(), means=LanguageMeans(),
                            params=ScoringParams.from_settings(settings), keywords=KeywordIndex(load_lexicon()))
-        follower = Follower(state.vectors, state.keywords, state.means)
+        def follow_model(generation: IndexGeneration) -> None:
+            """Questions are embedded with the model the current generation was built with; a new
+            model gets a new client and an empty vector cache (its keys are text hashes)."""
+            if generation.model != state.embedder.settings.embeddings_model:
+                state.embedder = EmbeddingClient(settings.model_copy(update={"embeddings_model": generation.model}))
+                state.cache = VectorCache()
+
+        follower = Follower(state.vectors, state.keywords, state.means, on_switch=follow_model)
         subscribe(broker, follower, settings)
         await follower.catch_up(settings)
         app.state.query = state

@@ -37,7 +37,7 @@ class Objects:
 
 
 class Vectors:
-    """Records (chunks, question lines, statistics) per document."""
+    """Records (chunks, question lines, statistics) per document, in one index generation."""
 
     def __init__(self, records: dict[str, int]) -> None:
         self.records = dict(records)
@@ -48,8 +48,14 @@ class Vectors:
     def count_document_records(self, document_id: str) -> int:
         return self.records.get(document_id, 0)
 
-    def delete_document(self, document_id: str) -> None:
+    def delete_document_here(self, document_id: str) -> None:
         self.records.pop(document_id, None)
+
+    def generations(self) -> list[int]:
+        return [0]
+
+    def at(self, generation: int) -> Vectors:
+        return self
 
 
 def doc(doc_id: str, when: datetime, *names: str) -> dict[str, datetime]:

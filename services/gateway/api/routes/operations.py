@@ -3,13 +3,16 @@
 * ``POST /api/v1/reconcile``: one reconciler pass now (``reconcile.py``; it also runs at start
   and every ``RECONCILE_INTERVAL_S``);
 * ``GET /api/v1/deadletters``: the events the stages gave up on, newest first;
-* ``POST /api/v1/deadletters/replay``: republish them to the stage that gave up (``deadletters.py``).
+* ``POST /api/v1/deadletters/replay``: republish them to the stage that gave up (``deadletters.py``);
+* ``POST /api/v1/reindex`` starts a rebuild of the index from MinIO, ``GET /api/v1/reindex`` shows
+  the latest one (``reindex.py``).
 
 Member and reader keys get 403 (``AdminDep``); an admin sees every department (``?department=``
 narrows the listing to one).
 """
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
@@ -18,7 +21,15 @@ from services.gateway import deadletters
 from services.gateway.api.deps import StateDep
 from services.gateway.auth.principal import AdminDep
 from services.gateway.reconcile import reconcile
-from shared.api import DeadLetterList, ReconcileReport, ReplayRequest, ReplayResponse
+from services.gateway.reindex import ReindexBusy, read_job
+from shared.api import (
+    DeadLetterList,
+    ReconcileReport,
+    ReindexRequest,
+    ReindexStatus,
+    ReplayRequest,
+    ReplayResponse,
+)
 
 router = APIRouter(tags=["operations"])
 KAFKA_DOWN = "Kafka could not be read ({}); try again shortly."
@@ -66,3 +77,27 @@ async def replay_deadletters(state: StateDep, caller: AdminDep, body: ReplayRequ
         return await deadletters.replay(state, body)
     except Exception as e:  # noqa: BLE001 - Kafka down: 503 with the reason
         raise HTTPException(503, KAFKA_DOWN.format(type(e).__name__)) from None
+
+
+@router.post("/reindex", response_model=ReindexStatus, status_code=202)
+async def start_reindex(state: StateDep, caller: AdminDep, body: ReindexRequest) -> ReindexStatus:
+    """Rebuild the index from the chunk sets in MinIO: every document into a new index generation
+    (queries use the current one until it is complete), or one department's documents in place;
+    ``model``: re-embed with that model. 409 while a job runs, 400 for ``model`` with ``department``."""
+    try:
+        job: ReindexStatus = await state.reindexer.start(body)
+        return job
+    except ReindexBusy as e:
+        raise HTTPException(409, f"A reindex is already running (job {e.job.job_id}, {e.job.phase}, "
+                                 f"{e.job.documents_done}/{e.job.documents_total} documents).") from None
+    except ValueError as e:
+        raise HTTPException(400, str(e)) from None
+
+
+@router.get("/reindex", response_model=ReindexStatus)
+async def reindex_status(state: StateDep, caller: AdminDep) -> ReindexStatus:
+    """The latest reindex job (running or finished), from its record in MinIO. 404 when none ran."""
+    job = await asyncio.to_thread(read_job, state)
+    if job is None:
+        raise HTTPException(404, "No reindex has run.")
+    return job
