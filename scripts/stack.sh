@@ -96,7 +96,8 @@ write_conf() {
   local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
-              LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES; do
+              LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
+              DELETION_CHECK_INTERVAL_S RECONCILE_INTERVAL_S RECONCILE_GRACE_S REINDEX_SETTLE_S REINDEX_KEEP_OLD_S; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
   done
   (umask 077  # the file holds the MinIO credentials

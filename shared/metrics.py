@@ -36,6 +36,11 @@ FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reas
 DEPENDENCY_WAITS = Counter("legco_dependency_waits_total",
                            "Outages a stage waited out (a dependency down), by stage and dependency",
                            ["stage", "dependency"], registry=REGISTRY)
+RECONCILER_REMOVED = Counter("legco_reconciler_removed_total",
+                             "What the gateway's reconciler removed (kind: objects, vectors, tombstones)",
+                             ["kind"], registry=REGISTRY)
+REPLAYS = Counter("legco_deadletter_replays_total", "Dead-lettered events republished, by stage",
+                  ["stage"], registry=REGISTRY)
 RETRIES = Counter("legco_handler_retries_total", "Handler attempts that raised and were retried",
                   ["stage"], registry=REGISTRY)
 STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on one document (s)",

@@ -175,6 +175,10 @@ class Settings(BaseSettings):
     # per department in turn (services/embedder/batcher.py).
     embedder_concurrency: int = 4
     handler_retry_base_s: float = 0.5
+    # How often a stage working on a document asks MinIO whether it was deleted (its manifest
+    # gone or a tombstone written): at most once per this many seconds, before writes and
+    # between pages or batches, so work on a deleted document stops within about this long.
+    deletion_check_interval_s: float = 1.0
 
     # --- query -----------------------------------------------------------------------
     query_top_k: int = 5
@@ -196,6 +200,21 @@ class Settings(BaseSettings):
     query_keyword_weight: float = 0.2
     query_keyword_candidates: int = 20
     query_duplicate_threshold: float = 0.8
+
+    # --- the gateway's housekeeping ------------------------------------------------------
+    # Reconciler (services/gateway/reconcile.py): a pass at start and every interval; objects of
+    # a document without a manifest, and tombstones with nothing left under them, are removed
+    # only once older than the grace period (an upload being stored is never swept).
+    reconcile_interval_s: float = 300.0
+    reconcile_grace_s: float = 600.0
+    # Reindex (services/gateway/reindex.py): the gateway re-reads the index generation pointer at
+    # most this often; after a switch the job waits settle seconds before its last catch-up and
+    # drops the old generation keep_old seconds later; a job whose gateway has not written its
+    # record for stale seconds is dead and another may start.
+    index_follow_s: float = 5.0
+    reindex_settle_s: float = 5.0
+    reindex_keep_old_s: float = 60.0
+    reindex_stale_s: float = 60.0
 
     department_default: str = Field(default="default", description="department key stamped on every record")
 

@@ -19,8 +19,9 @@ from services.embedder.search_text import (
     question_search_text,
     text_sha,
 )
-from shared import storage
+from shared.deletion import Check, never_gone
 from shared.e5tokens import COUNTER, token_batches
+from shared.errors import DocumentGone
 from shared.events import DocumentChunked
 from shared.lang import detect_language
 from shared.metrics import CHUNKS, RESUMED
@@ -97,7 +98,7 @@ async def _stored(vectors: VectorStore, doc_id: str) -> tuple[dict[str, StoredRe
 
 
 async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: VectorStore,
-                          embed: EmbedFn, settings: Settings, report: Report) -> int | None:
+                          embed: EmbedFn, settings: Settings, report: Report, check: Check = never_gone) -> int:
     """Embed and upsert every non-empty chunk of one document; returns the chunk count stored.
 
     Idempotent: ids are ``{document_id}_{chunk_index}`` and written with ``upsert``. Resumable:
@@ -105,12 +106,15 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     metadata — written by an earlier attempt that crashed or failed part-way — is not embedded
     again, so a retry or a redelivery starts from the first batch not completed. Batches hold at
     most ``embeddings_batch_tokens`` e5 tokens (and ``embeddings_batch_size`` chunks); each is
-    upserted as soon as it is embedded.
-    ``None`` when the document was deleted while it was embedded (its vectors are removed again).
+    upserted as soon as it is embedded. ``check`` (throttled) is asked before each batch and
+    before its vectors are written (``embed`` from ``Generations.embed`` also asks it while a
+    batch is being embedded), so a document deleted meanwhile stops within about that interval.
 
     Raises:
         openai.APIError, chromadb / minio errors: a dependency failed (``Stage.run`` waits the
             outage out, ``shared.outage``; the next try resumes at the batch that failed).
+        DocumentGone: the document was deleted meanwhile (``check``, or the last look after the
+            statistics were written, which removes its vectors at once; the stage sweeps the rest).
     """
     doc_id = event.document_id
     chunk_set = ChunkSet.model_validate(await asyncio.to_thread(store.get_json, event.chunks_key))
@@ -134,13 +138,16 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     counts = await asyncio.to_thread(COUNTER.counts, [p.chunk.text for p in todo])
     for r in token_batches(counts, settings.embeddings_batch_tokens, settings.embeddings_batch_size):
         batch = [todo[i] for i in r]
+        await check()
         embeddings = await embed([p.chunk.text for p in batch], [counts[i] for i in r])
+        await check()
         await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in batch], embeddings,
                                 [p.chunk.document for p in batch], [p.chunk.meta for p in batch])
         questions = [p.question for p in batch if p.question is not None]
         if questions:
             q_texts = [q.text for q in questions]
             q_emb = await embed(q_texts, await asyncio.to_thread(COUNTER.counts, q_texts))
+            await check()
             await asyncio.to_thread(vectors.upsert_questions, [q.id for q in questions], q_emb,
                                     [q.document for q in questions], [q.meta for q in questions])
         vecs.update((p.chunk.id, e) for p, e in zip(batch, embeddings, strict=True))
@@ -152,7 +159,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
         vec_sum = list(e) if vec_sum is None else [a + b for a, b in zip(vec_sum, e, strict=True)]
     await asyncio.to_thread(vectors.write_document_stats, doc_id, event.department, event.visibility,
                             {lang: (vec_sum, total)} if vec_sum is not None else {})
-    if not await asyncio.to_thread(store.exists, storage.manifest_key(doc_id)):  # deleted while we embedded
+    if not await asyncio.to_thread(store.document_live, doc_id):  # deleted while we embedded
         await asyncio.to_thread(vectors.delete_document, doc_id)
-        return None
+        raise DocumentGone(doc_id)
     return total
