@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from shared import storage
-from shared.settings import Settings
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import FIXTURES, REAL
@@ -25,8 +24,7 @@ STOP_S = 10  # the issue: a deleted document stops within seconds, the next one 
 
 
 def stores(stack: Any) -> tuple[ObjectStore, VectorStore]:
-    s = Settings(minio_endpoint=stack.env["MINIO_ENDPOINT"], chroma_host=stack.env["CHROMA_HOST"],
-                 chroma_port=int(stack.env["CHROMA_PORT"]))
+    s = stack.settings()  # with the stack's generated MinIO credentials
     return ObjectStore(s), VectorStore(s)
 
 
