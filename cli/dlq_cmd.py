@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cli import api
+from cli.output import show
 from shared.settings import ClientSettings
 
 
@@ -77,16 +78,7 @@ async def _call(url: str, settings: ClientSettings, fn: Any, *args: Any) -> dict
 
 def run_list(args: argparse.Namespace) -> int:
     """``legco dlq list``; exit code 1 on an API error."""
-    try:
-        listing = asyncio.run(_call(args.url, args.client, api.list_deadletters, args.all))
-    except api.ApiError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(listing, ensure_ascii=False, indent=2))
-    else:
-        print_letters(listing)
-    return 0
+    return show(_call(args.url, args.client, api.list_deadletters, args.all), args.json, print_letters)
 
 
 def run_replay(args: argparse.Namespace) -> int:
