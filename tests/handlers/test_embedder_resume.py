@@ -14,6 +14,7 @@ import pytest
 from faststream.kafka import TestKafkaBroker
 
 from services.embedder.batcher import FairBatcher
+from services.embedder.generations import Generations
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked
@@ -88,10 +89,11 @@ async def test_embedding_resumes_from_the_last_completed_batch_and_no_batch_is_c
     event = DocumentChunked(document_id=doc_id, filename=cs.filename, strategy="question", strategy_used="question",
                             file_type="txt", page_count=12, chunks_key=storage.chunks_key(doc_id), chunk_count=12)
     endpoint = Endpoint(settings, hasty_at=5)      # batch 3's chunk request (1-2: batch 1, 3-4: batch 2)
-    saved = {name: stage.broker.context.get(name) for name in ("settings", "store", "vectors", "batcher")}
-    stage.provide(settings=settings, store=store, vectors=vectors,
-                  batcher=FairBatcher(endpoint, settings.embeddings_batch_size,
-                                      max_tokens=settings.embeddings_batch_tokens))
+    saved = {name: stage.broker.context.get(name)
+             for name in ("settings", "store", "vectors", "batcher", "generations")}
+    batcher = FairBatcher(endpoint, settings.embeddings_batch_size, max_tokens=settings.embeddings_batch_tokens)
+    stage.provide(settings=settings, store=store, vectors=vectors, batcher=batcher,
+                  generations=Generations(settings, vectors, batcher))
     before = e5_counters(settings)
     try:
         async with TestKafkaBroker(stage.broker) as br:
