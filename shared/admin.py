@@ -1,14 +1,23 @@
-"""Create the pipeline's Kafka topics with their partition counts and configs (idempotent).
+"""Create the pipeline's Kafka topics with their partition counts, replication and configs (idempotent).
 
 Run once when the stack starts: ``python -m shared.admin``. Topics are keyed by document id,
 so ``KAFKA_TOPIC_PARTITIONS`` bounds how many workers of one stage can share the load; the
 topics of ``topics.TOPIC_PARTITIONS`` have a fixed count. The configs of ``topics.TOPIC_CONFIGS``
 (the audit log's unlimited retention) are set on creation and re-applied to an existing topic,
 so a topic created by an older version gets them too.
+
+Replication: ``KAFKA_REPLICATION_FACTOR`` copies of every partition (0: min(3, the brokers the
+cluster has)); with 3 copies or more, ``min.insync.replicas`` is 2, so an ``acks=all`` write is
+on two brokers before it is acknowledged and the loss of any one broker loses nothing and stops
+nothing. With 3 copies the admin first waits (``kafka_admin_wait_s``) until 3 brokers are in
+the cluster, as a cluster started a moment ago may not have registered them all.
 """
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
+from typing import Any
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
@@ -16,20 +25,71 @@ from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from shared import topics
 from shared.settings import Settings, get_settings
 
+log = logging.getLogger("legco.admin")
+
+
+def topic_configs(replication_factor: int) -> dict[str, str]:
+    """Topic-level configs for ``replication_factor`` copies: ``min.insync.replicas`` 2 with 3
+    copies or more (one broker may be lost), else 1."""
+    return {"min.insync.replicas": "2" if replication_factor >= 3 else "1"}
+
+
+async def _broker_count(admin: AIOKafkaAdminClient) -> int:
+    cluster: dict[str, Any] = await admin.describe_cluster()
+    return len(cluster.get("brokers", []))
+
+
+async def _replication_of(admin: AIOKafkaAdminClient, names: list[str]) -> dict[str, int]:
+    """Copies of each existing topic of ``names`` (the replicas of its first partition)."""
+    if not names:
+        return {}
+    described: list[dict[str, Any]] = await admin.describe_topics(names)
+    return {t["topic"]: len(t["partitions"][0]["replicas"]) for t in described if t.get("partitions")}
+
+
+async def replication_factor(admin: AIOKafkaAdminClient, settings: Settings) -> int:
+    """The replication factor to create topics with: ``kafka_replication_factor``, once that
+    many brokers are in the cluster (waits up to ``kafka_admin_wait_s``), or min(3, brokers)
+    when it is 0.
+
+    Raises:
+        RuntimeError: fewer brokers than the replication factor after the wait.
+    """
+    wanted = settings.kafka_replication_factor
+    deadline = time.monotonic() + settings.kafka_admin_wait_s
+    while True:
+        brokers = await _broker_count(admin)
+        if wanted <= 0:
+            return max(1, min(3, brokers))
+        if brokers >= wanted:
+            return wanted
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{brokers} Kafka brokers in the cluster, replication factor {wanted} needs {wanted}")
+        await asyncio.sleep(0.5)
+
 
 async def ensure_topics(settings: Settings) -> list[str]:
-    """Create missing topics and apply ``topics.TOPIC_CONFIGS``; returns the names created."""
+    """Create missing topics (replication and ``min.insync.replicas`` as ``topic_configs``) and
+    re-apply ``topics.TOPIC_CONFIGS`` to existing ones; returns the names created.
+
+    Raises:
+        RuntimeError: fewer brokers than the replication factor (see ``replication_factor``).
+    """
     admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
     await admin.start()
     try:
+        rf = await replication_factor(admin, settings)
         existing = set(await admin.list_topics())
         new = [NewTopic(t, num_partitions=topics.TOPIC_PARTITIONS.get(t, settings.kafka_topic_partitions),
-                        replication_factor=1, topic_configs=topics.TOPIC_CONFIGS.get(t, {}))
+                        replication_factor=rf, topic_configs={**topic_configs(rf), **topics.TOPIC_CONFIGS.get(t, {})})
                for t in topics.ALL_TOPICS if t not in existing]
         if new:
             await admin.create_topics(new)
-        reapply = [ConfigResource(ConfigResourceType.TOPIC, t, configs=c)
-                   for t, c in topics.TOPIC_CONFIGS.items() if t in existing]
+        # AlterConfigs replaces a topic's whole set of overrides: min.insync.replicas goes with
+        # them, for the replication the topic was created with
+        copies = await _replication_of(admin, [t for t in topics.TOPIC_CONFIGS if t in existing])
+        reapply = [ConfigResource(ConfigResourceType.TOPIC, t, configs={**topic_configs(copies[t]), **c})
+                   for t, c in topics.TOPIC_CONFIGS.items() if t in copies]
         if reapply:
             await admin.alter_configs(reapply)
         return [t.name for t in new]

@@ -380,3 +380,121 @@ class QueryResponse(ApiResponse):
     notice: str | None = None
     llm_model: str | None = None
     sources: list[Source]
+
+
+# --- operations (admin) ------------------------------------------------------------------------
+
+
+class ReconcileReport(ApiResponse):
+    """``POST /api/v1/reconcile``: what one reconciler pass removed — ``objects`` in MinIO,
+    ``vectors`` in Chroma (chunks, question lines and statistics records),
+    ``tombstones`` — the ``documents`` concerned, and how long the pass took (seconds)."""
+
+    objects: int = 0
+    vectors: int = 0
+    tombstones: int = 0
+    documents: list[str] = Field(default_factory=list)
+    took_s: float = 0.0
+
+
+class DeadLetterEntry(ApiResponse):
+    """One event a stage gave up on (the dead-letter topic read back), for an operator.
+
+    ``stage``: the stage users see (``parsing``, ``tables``, ``splitting``, ``embedding``);
+    ``source_topic``: the topic its event came from (a replay republishes it there);
+    ``consumer_group``: the stage's consumer group; ``reason``: the error; ``attempts``: how many
+    times it was tried (0: a dependency was down past the outage limit); ``ts``: when (ISO-8601
+    UTC); ``page_number``: the page, for a table-stage page event; ``filename`` and ``status``:
+    the document's now (``None`` once the document is deleted: nothing to replay).
+    """
+
+    document_id: str
+    department: str
+    filename: str | None = None
+    status: Status | None = None
+    stage: str
+    source_topic: str
+    consumer_group: str
+    reason: str
+    error_type: str
+    attempts: int
+    ts: str
+    page_number: int | None = None
+    partition: int
+    offset: int
+
+
+class DeadLetterList(ApiResponse):
+    """``GET /api/v1/deadletters``: dead letters, newest first (by default the latest per
+    document only)."""
+
+    deadletters: list[DeadLetterEntry]
+
+
+class ReplayRequest(BaseModel):
+    """``POST /api/v1/deadletters/replay``: which dead letters to republish — the latest of
+    each document in ``document_ids``, or of every document (``all``), optionally only those of
+    one ``stage`` (a stage name, consumer group or source topic)."""
+
+    document_ids: list[str] | None = None
+    all: bool = False
+    stage: str | None = None
+
+
+class ReplayedDocument(ApiResponse):
+    """One document of a replay: ``replayed`` events republished (0 when ``skipped`` says why:
+    deleted, not failed, no dead letter)."""
+
+    document_id: str
+    filename: str | None = None
+    stage: str | None = None
+    replayed: int = 0
+    skipped: str | None = None
+
+
+class ReplayResponse(ApiResponse):
+    """``POST /api/v1/deadletters/replay``: per document, what was republished."""
+
+    documents: list[ReplayedDocument]
+
+
+class ReindexRequest(BaseModel):
+    """``POST /api/v1/reindex``: rebuild the index from the chunk sets in MinIO — every
+    document (a new index generation, switched to when complete), or one ``department``'s in
+    place; ``model``: embed with this model instead (a new generation; not with ``department``)."""
+
+    department: str | None = None
+    model: str | None = None
+
+
+ReindexState = Literal["running", "done", "failed"]
+
+
+class ReindexStatus(ApiResponse):
+    """A reindex job (``GET``/``POST /api/v1/reindex``), as its record in MinIO says.
+
+    ``phase``: ``building`` (documents sent to the embedder), ``catching up`` (documents indexed
+    or deleted meanwhile), ``switching``, ``settling`` (after the switch), ``done``; counts are
+    documents; ``generation``/``collection``/``model``: what is built; ``in_place``: a
+    department rebuilt into the current generation (no switch); ``failures``: documents that
+    could not be rebuilt (the job then fails and does not switch); ``heartbeat_at``: the last
+    time the gateway running it (``instance``) wrote this record.
+    """
+
+    job_id: str
+    state: ReindexState
+    phase: str
+    department: str | None = None
+    model: str
+    generation: int
+    collection: str
+    in_place: bool = False
+    documents_total: int = 0
+    documents_done: int = 0
+    chunks: int = 0
+    failures: list[str] = Field(default_factory=list)
+    error: str | None = None
+    instance: str = ""
+    started_at: str
+    heartbeat_at: str
+    finished_at: str | None = None

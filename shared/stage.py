@@ -9,7 +9,9 @@ A ``Stage`` owns, for one service:
   handlers receive them as parameters (``store: StoreDep``) — tests hand in fakes or real clients
   with :meth:`Stage.provide` instead of patching module globals;
 * the consumer contract (:meth:`Stage.run`): skip documents deleted or replaced meanwhile (their
-  manifest is gone), bounded retries, dead-letter topic, ``failed`` with a human-readable reason;
+  manifest is gone or a delete tombstone exists), stop quietly when a handler notices a delete
+  mid-way (``DocumentGone``, from :meth:`Stage.deletion_check`) and remove what it wrote,
+  bounded retries, dead-letter topic, ``failed`` with a human-readable reason;
 * progress events (:meth:`Stage.progress`).
 
 A service's ``main.py`` is then only wiring::
@@ -31,6 +33,7 @@ import contextlib
 import logging
 import random
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Annotated, Any, TypeVar
@@ -41,8 +44,9 @@ from faststream.asgi import AsgiFastStream
 from faststream.kafka import KafkaBroker
 
 from shared import storage, topics
+from shared.deletion import DeletionCheck
 from shared.dispatch import QueueRebalance, fair_handler
-from shared.errors import DocumentError
+from shared.errors import DocumentError, DocumentGone
 from shared.events import DeadLetter, EventBase, ProgressEvent, Stage as StageName, Status
 from shared.kafka import StagePublishers, make_broker, stage_publishers
 from shared.metrics import DEPENDENCY_WAITS, DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
@@ -63,6 +67,11 @@ StoreDep = Annotated[ObjectStore, Context("store")]
 
 SettingsDep = Annotated[Settings, Context("settings")]
 """Handler parameter: the service's settings."""
+
+GoneHook = Callable[[str], None]
+"""Blocking clean-up of a deleted document's leftovers, ``document_id → None`` (run in a thread)."""
+
+_REMEMBERED = 10_000  # deleted document ids a stage remembers (ids are never reused)
 
 
 @asynccontextmanager
@@ -97,6 +106,9 @@ class Stage:
         self.app: AsgiFastStream = make_app(self.broker, lifespan=self._lifespan)
         self.queues: list[WorkQueue] = []
         self.outages = Outages()
+        self.gone_hooks: list[GoneHook] = []
+        self._gone: OrderedDict[str, None] = OrderedDict()
+        self._swept: OrderedDict[str, None] = OrderedDict()
         self.provide(settings=self._settings)
 
     # --- clients ------------------------------------------------------------------------
@@ -175,16 +187,58 @@ class Stage:
 
     # --- the consumer contract ------------------------------------------------------------
     async def document_exists(self, document_id: str) -> bool:
-        """True while the document's manifest is in MinIO (it is gone once deleted or replaced)."""
+        """True while the document may be worked on: its manifest is in MinIO and it has no
+        delete tombstone (``ObjectStore.document_live``). A document found gone is remembered
+        (ids are never reused), so its later events cost no request."""
+        if document_id in self._gone:
+            return False
         store: ObjectStore = self.client("store")
-        return await asyncio.to_thread(store.exists, storage.manifest_key(document_id))
+        live = await asyncio.to_thread(store.document_live, document_id)
+        if not live:
+            _remember(self._gone, document_id)
+        return live
+
+    def deletion_check(self, event: EventBase) -> DeletionCheck:
+        """The throttled check a handler calls before its writes and between pages or batches
+        (``await check()`` raises ``DocumentGone``; ``deletion_check_interval_s``)."""
+        return DeletionCheck(event.document_id, self.document_exists, self.settings.deletion_check_interval_s)
+
+    async def sweep_gone(self, document_id: str) -> None:
+        """Remove what this stage (or another, racing the delete) wrote for a deleted document:
+        once per document and process, and only when it has a tombstone (a document whose
+        manifest is merely missing is the reconciler's, after its grace period). The objects
+        under ``documents/{id}/`` go, then each ``gone_hooks`` entry runs (the embedder removes
+        vectors). Failures are logged: the gateway's reconciler sweeps what is left."""
+        if document_id in self._swept:
+            return
+        _remember(self._swept, document_id)
+        store: ObjectStore = self.client("store")
+
+        def sweep() -> int:
+            if not store.exists(storage.tombstone_key(document_id)):
+                return -1
+            removed = store.delete_document(document_id)
+            for hook in self.gone_hooks:
+                hook(document_id)
+            return removed
+
+        try:
+            removed = await asyncio.to_thread(sweep)
+        except Exception:
+            log.exception("%s: could not sweep the leftovers of deleted document %s", self.service, document_id)
+            return
+        if removed >= 0:
+            log.info("%s: document %s was deleted; removed %d objects written meanwhile", self.service,
+                     document_id, removed)
 
     async def run(self, event: EventBase, topic: str, work: Callable[[], Awaitable[T]], *,
-                  check_exists: bool = True) -> T | None:
+                  check_exists: bool = True,
+                  on_failure: Callable[[str], Awaitable[None]] | None = None) -> T | None:
         """Run one handler's ``work`` under the consumer contract.
 
         * ``None`` without calling ``work`` when the document was deleted or replaced
-          (``check_exists``);
+          (``check_exists``), and ``None`` when ``work`` noticed a delete mid-way (it raised
+          ``DocumentGone``): not a failure; what was written for it is swept (:meth:`sweep_gone`);
         * a ``DocumentError`` fails the document at once with its reason;
         * an outage of a dependency (``shared.outage``: MinIO, Chroma, the embeddings endpoint or
           Kafka refusing, timing out, answering 5xx) uses no attempt: the stage holds new work
@@ -200,6 +254,9 @@ class Stage:
         Args:
             event: the consumed event; topic: the topic it came from (for the dead letter).
             work: the handler body; its result is returned.
+            on_failure: work that is not the document's own pipeline (a rebuild into a new index
+                generation) hands its failure reason here instead: the document is not failed
+                and nothing is dead-lettered.
 
         Returns:
             ``work()``'s result, or ``None`` when the document is gone or was failed.
@@ -211,15 +268,22 @@ class Stage:
         while True:
             try:
                 if check_exists and not await self.document_exists(event.document_id):
+                    await self.sweep_gone(event.document_id)
                     return None
                 result = await work()
+            except DocumentGone:
+                log.info("%s: %s was deleted while it was worked on; stopped", self.progress_stage,
+                         event.document_id)
+                _remember(self._gone, event.document_id)
+                await self.sweep_gone(event.document_id)
+                return None
             except DocumentError as e:
-                await self.fail(event, e.reason, e.code)
+                await (on_failure(e.reason) if on_failure else self.fail(event, e.reason, e.code))
                 return None
             except Exception as e:
                 dependency = dependency_of(e, settings)
                 if dependency is not None:
-                    if await self._outage_wait(event, topic, e, dependency, waits):
+                    if await self._outage_wait(event, topic, e, dependency, waits, on_failure):
                         waits += 1
                         continue
                     return None
@@ -230,7 +294,10 @@ class Stage:
                     RETRIES.labels(self.progress_stage).inc()
                     await asyncio.sleep(settings.handler_retry_base_s * 2 ** (attempt - 1))
                     continue
-                await self.dead_letter(event, topic, e, attempts)
+                if on_failure:
+                    await on_failure(f"{type(e).__name__}: {str(e)[:200]}")
+                else:
+                    await self.dead_letter(event, topic, e, attempts)
                 return None
             self.outages.recovered()
             STAGE_LATENCY.labels(self.progress_stage).observe(time.perf_counter() - start)
@@ -238,7 +305,7 @@ class Stage:
             return result
 
     async def _outage_wait(self, event: EventBase, topic: str, error: Exception, dependency: str,
-                           waits: int) -> bool:
+                           waits: int, on_failure: Callable[[str], Awaitable[None]] | None = None) -> bool:
         """One wait of an outage: ``True`` after waiting (try again), ``False`` when the outage has
         lasted ``outage_limit_s`` and the event was dead-lettered."""
         s = self.settings
@@ -248,7 +315,11 @@ class Stage:
             reason = (f"{dependency} could not be reached for {took} while the {self.progress_stage} "
                       "stage worked on this document; the event was moved to the dead-letter topic "
                       "and can be replayed once it is back.")
-            await self.dead_letter(event, topic, error, 0, reason=reason)
+            if on_failure:
+                await on_failure(f"{dependency} could not be reached for {took}")
+            else:
+                await self.dead_letter(event, topic, error, 0, reason=reason)
+            self.outages.gave_up()
             return False
         if waits == 0:
             DEPENDENCY_WAITS.labels(self.progress_stage, dependency).inc()
@@ -264,11 +335,12 @@ class Stage:
                           reason: str | None = None) -> None:
         """Move ``event`` to the dead-letter topic and fail its document with a reason (default:
         the stage failed ``attempts`` times with ``error``)."""
+        detail = reason or str(error)  # an outage's reason names the dependency and how long it was down
         reason = reason or (f"The {self.progress_stage} stage failed {attempts} times ({type(error).__name__}: "
                             f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
         await self.pubs.dead_letter.publish(
             DeadLetter(document_id=event.document_id, department=event.department, visibility=event.visibility,
-                       source_topic=topic, consumer_group=self.group, reason=str(error)[:2000],
+                       source_topic=topic, consumer_group=self.group, reason=detail[:2000],
                        error_type=type(error).__name__, attempts=attempts, payload=event.model_dump(mode="json")),
             key=event.document_id.encode())
         await self.fail(event, reason, "internal")
@@ -278,6 +350,13 @@ class Stage:
         FAILURES.labels(self.progress_stage, code, event.department).inc()
         DOCUMENTS.labels(self.progress_stage, "failed", event.department).inc()
         await self.progress(event, stage="failed", status="failed", error=reason)
+
+
+def _remember(seen: OrderedDict[str, None], document_id: str) -> None:
+    seen[document_id] = None
+    seen.move_to_end(document_id)
+    while len(seen) > _REMEMBERED:
+        seen.popitem(last=False)
 
 
 __all__ = ["ClientFactory", "SettingsDep", "Stage", "StoreDep", "store_only", "topics"]

@@ -1,5 +1,6 @@
 """MinIO object storage: the original uploads, one-page PDFs, page texts, chunks and the
-document registry's manifests, all in one bucket under ``documents/{document_id}/``.
+document registry's manifests, all in one bucket under ``documents/{document_id}/``; delete
+tombstones under ``tombstones/{document_id}``.
 
 Object keys are built only here, from validated ids, so no user-provided path ever becomes
 a key unchecked. The MinIO client is synchronous; async callers wrap calls in
@@ -12,6 +13,7 @@ import io
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from minio import Minio
@@ -28,10 +30,39 @@ def valid_document_id(document_id: str) -> bool:
     return bool(_ID_RE.match(document_id))
 
 
+DOCUMENTS_PREFIX = "documents/"
+"""Everything of every document lives under this prefix (``documents/{id}/…``)."""
+
+TOMBSTONES_PREFIX = "tombstones/"
+"""Delete tombstones (``tombstones/{id}``): outside ``documents/``, so deleting a document's
+objects leaves its tombstone, which the stages honour until the reconciler removes it."""
+
+
 def _doc_prefix(document_id: str) -> str:
     if not valid_document_id(document_id):
         raise ValueError(f"invalid document id: {document_id!r}")
-    return f"documents/{document_id}/"
+    return f"{DOCUMENTS_PREFIX}{document_id}/"
+
+
+def document_prefix(document_id: str) -> str:
+    """Prefix of every object of one document (``documents/{id}/``)."""
+    return _doc_prefix(document_id)
+
+
+def document_id_of(key: str) -> str | None:
+    """The document id of a key under ``documents/`` (``None`` for any other key)."""
+    if not key.startswith(DOCUMENTS_PREFIX):
+        return None
+    doc_id = key[len(DOCUMENTS_PREFIX):].split("/", 1)[0]
+    return doc_id if valid_document_id(doc_id) else None
+
+
+def tombstone_key(document_id: str) -> str:
+    """Key of a document's delete tombstone, written by the gateway before it deletes anything:
+    a stage that finds it stops work on the document (``ObjectStore.document_live``)."""
+    if not valid_document_id(document_id):
+        raise ValueError(f"invalid document id: {document_id!r}")
+    return f"{TOMBSTONES_PREFIX}{document_id}"
 
 
 def original_key(document_id: str) -> str:
@@ -99,6 +130,11 @@ def vision_cache_key(image_sha256: str, model: str) -> str:
     import hashlib
     model_id = hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
     return f"cache/vision/{model_id}/{image_sha256}.json"
+
+
+REINDEX_JOB_KEY = "index/reindex.json"
+"""The record of the latest reindex job (``shared.api.ReindexStatus``), written by the gateway
+that runs it; any gateway answers ``GET /api/v1/reindex`` from it."""
 
 
 def chunks_key(document_id: str) -> str:
@@ -180,6 +216,23 @@ class ObjectStore:
         """Keys under ``prefix``."""
         for obj in self.client.list_objects(self.bucket, prefix=prefix, recursive=recursive):
             yield obj.object_name
+
+    def list_objects(self, prefix: str) -> Iterator[tuple[str, datetime]]:
+        """``(key, last modified, timezone-aware)`` of every object under ``prefix``."""
+        for obj in self.client.list_objects(self.bucket, prefix=prefix, recursive=True):
+            if obj.last_modified is not None:
+                yield obj.object_name, obj.last_modified
+
+    def delete(self, key: str) -> None:
+        """Delete one object (no error when it does not exist)."""
+        self.client.remove_object(self.bucket, key)
+
+    def document_live(self, document_id: str) -> bool:
+        """True while a document may be worked on: its manifest exists and it has no delete
+        tombstone. The manifest is checked first: the gateway writes the tombstone before it
+        deletes anything, so finding no tombstone *after* finding the manifest means no delete
+        had begun when the manifest was seen."""
+        return self.exists(manifest_key(document_id)) and not self.exists(tombstone_key(document_id))
 
     def delete_prefix(self, prefix: str) -> int:
         """Delete every object under ``prefix``; returns how many were deleted."""

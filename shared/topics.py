@@ -46,8 +46,19 @@ AUDIT = "legco.audit.v1"
 delete, key creation or revocation and per denied request (401/403). One partition (the log
 reads in order), keyed by department, kept forever (``retention.ms=-1``, see ``TOPIC_CONFIGS``)."""
 
+INDEX_REBUILD = "legco.index.rebuild.v1"
+"""gateway (a reindex job) → embedder (group ``embedder-rebuild``): one ``RebuildDocument`` per
+indexed document, to embed its stored chunk set into the generation the job builds."""
+
+INDEX_REBUILT = "legco.index.rebuilt.v1"
+"""embedder → gateway (the reindex job that asked): ``DocumentRebuilt``, one per rebuild event."""
+
+INDEX_SWITCHED = "legco.index.switched.v1"
+"""gateway (a reindex job) → query services: ``IndexSwitched``, after the generation pointer in
+Chroma names the rebuilt generation; each query service rebuilds its keyword index from it."""
+
 ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED,
-                               PROGRESS, DEAD_LETTER, AUDIT)
+                               PROGRESS, DEAD_LETTER, AUDIT, INDEX_REBUILD, INDEX_REBUILT, INDEX_SWITCHED)
 
 TOPIC_PARTITIONS: dict[str, int] = {AUDIT: 1}
 """Topics whose partition count is fixed (the others get ``KAFKA_TOPIC_PARTITIONS``)."""

@@ -14,10 +14,19 @@ The collection is created with ``embedding_function=None`` and is only ever writ
 ``embeddings=`` and queried with ``query_embeddings=``: Chroma never falls back to its default
 embedding function (which would try to download a model). Metadata values are flat
 str/int/float/bool, as Chroma requires.
+
+``N`` is the name of the current index *generation* (``shared.generation``): ``CHROMA_COLLECTION``
+itself until a rebuild (``legco reindex``) switches to ``N_g1``, ``N_g2`` … A ``VectorStore``
+reads the pointer on first use (and again on :meth:`VectorStore.refresh`, or at most every
+``follow_s`` seconds); :meth:`VectorStore.at` gives a store pinned to one generation (a rebuild
+writes into the next one). Deletions apply to every generation that exists, so a document
+deleted while a rebuild runs is gone from both.
 """
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -26,10 +35,22 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Include, Metadata, PyEmbeddings, Where
 
+from shared.generation import (
+    POINTER_ID,
+    POINTER_SUFFIX,
+    SUFFIXES,
+    IndexGeneration,
+    collection_name,
+    default_generation,
+    generation_of,
+)
 from shared.settings import Settings
 
 LanguageSums = dict[str, tuple[list[float], int]]
 """Language → (sum of chunk vectors, chunk count)."""
+
+StoredRecord = tuple[str, dict[str, Any], list[float]]
+"""A stored chunk or question record: ``(text, metadata, embedding)``."""
 
 StatsRecord = tuple[str, str, list[float], int]
 """One ``<collection>_stats`` record: ``(document_id, lang, sum of chunk vectors, count)``."""
@@ -57,17 +78,26 @@ def _embeddings(vectors: list[list[float]]) -> PyEmbeddings:
 
 
 class VectorStore:
-    """One Chroma collection on a Chroma server (cosine space).
+    """The collections of one index generation on a Chroma server (cosine space).
 
     Args:
-        settings: host/port of the server and the collection name.
+        settings: host/port of the server, the base collection name, the default model.
+        generation: pin the store to this generation (``None``: follow the pointer).
+        follow_s: re-read the pointer when the last read is older than this many seconds
+            (``None``: read once, then only on :meth:`refresh`).
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, generation: IndexGeneration | None = None,
+                 follow_s: float | None = None) -> None:
         self.settings = settings
-        self.collection_name = settings.chroma_collection
+        self.base = settings.chroma_collection
+        self._pinned = generation
+        self._generation = generation
+        self._follow_s = follow_s
+        self._read_at = float("-inf")
         self._client: ClientAPI | None = None
         self._collections: dict[str, Collection] = {}
+        self._lock = threading.Lock()
 
     @property
     def client(self) -> ClientAPI:
@@ -81,11 +111,88 @@ class VectorStore:
             self._client = chromadb.HttpClient(host=self.settings.chroma_host, port=self.settings.chroma_port)
         return self._client
 
+    # --- generations ----------------------------------------------------------------------
+    @property
+    def generation(self) -> IndexGeneration:
+        """The generation this store reads and writes (pinned, or the pointer's)."""
+        if self._pinned is not None:
+            return self._pinned
+        stale = self._follow_s is not None and time.monotonic() - self._read_at > self._follow_s
+        if self._generation is None or stale:
+            return self.refresh()
+        return self._generation
+
+    @property
+    def collection_name(self) -> str:
+        """The chunk collection's name (``_questions`` / ``_stats`` are appended to it)."""
+        return self.generation.collection
+
+    def read_pointer(self) -> IndexGeneration:
+        """The current generation as the pointer record says (generation 0 when there is none)."""
+        got = self._pointer().get(ids=[POINTER_ID], include=["metadatas"])
+        metas = got["metadatas"] or []
+        if not metas or not metas[0]:
+            return default_generation(self.base, self.settings.embeddings_model)
+        return IndexGeneration.from_metadata(dict(metas[0]))
+
+    def refresh(self) -> IndexGeneration:
+        """Re-read the pointer (a pinned store keeps its generation); returns the generation."""
+        if self._pinned is not None:
+            return self._pinned
+        return self.use(self.read_pointer())
+
+    def use(self, generation: IndexGeneration) -> IndexGeneration:
+        """Follow ``generation`` from now on (until the next :meth:`refresh`); returns it."""
+        if self._pinned is not None:
+            raise ValueError("a pinned store keeps its generation")
+        with self._lock:
+            if generation != self._generation:
+                self._generation = generation
+                self._collections = {}
+            self._read_at = time.monotonic()
+        return generation
+
+    def write_pointer(self, generation: IndexGeneration) -> None:
+        """Make ``generation`` the current one (the switch of a rebuild: one record upsert)."""
+        self._pointer().upsert(ids=[POINTER_ID], embeddings=_embeddings([[0.0]]), documents=[""],
+                               metadatas=[generation.metadata()])
+
+    def _pointer(self) -> Collection:
+        return self.client.get_or_create_collection(self.base + POINTER_SUFFIX, embedding_function=None)
+
+    def at(self, generation: IndexGeneration | int) -> VectorStore:
+        """A store pinned to ``generation`` (a number: that generation's collections, with the
+        default model), sharing this store's client."""
+        gen = generation if isinstance(generation, IndexGeneration) else IndexGeneration(
+            generation, collection_name(self.base, generation), self.settings.embeddings_model)
+        pinned = VectorStore(self.settings, generation=gen)
+        pinned._client = self._client
+        return pinned
+
+    def generations(self) -> list[int]:
+        """The generations whose chunk collection exists in Chroma, ascending."""
+        found = {generation_of(self.base, c.name) for c in self.client.list_collections()}
+        return sorted(g for g in found if g is not None)
+
+    def drop_generation(self, generation: int) -> None:
+        """Delete the collections of ``generation`` (those that exist)."""
+        names = {c.name for c in self.client.list_collections()}
+        for suffix in SUFFIXES:
+            name = collection_name(self.base, generation) + suffix
+            if name in names:
+                self.client.delete_collection(name)
+
+    def _everywhere(self) -> list[VectorStore]:
+        """Pinned stores of every generation that exists (for deletions)."""
+        return [self.at(g) for g in self.generations()]
+
     def _get(self, suffix: str) -> Collection:
-        if suffix not in self._collections:
-            self._collections[suffix] = self.client.get_or_create_collection(
-                self.collection_name + suffix, embedding_function=None, metadata={"hnsw:space": "cosine"})
-        return self._collections[suffix]
+        name = self.collection_name + suffix
+        collections = self._collections
+        if name not in collections:
+            collections[name] = self.client.get_or_create_collection(
+                name, embedding_function=None, metadata={"hnsw:space": "cosine"})
+        return collections[name]
 
     @property
     def collection(self) -> Collection:
@@ -119,7 +226,13 @@ class VectorStore:
                               metadatas=[flat_metadata(m) for m in metadatas])
 
     def delete_document(self, document_id: str) -> None:
-        """Delete every chunk, question vector and statistics record of ``document_id``."""
+        """Delete every chunk, question vector and statistics record of ``document_id``, in every
+        generation that exists."""
+        for store in self._everywhere():
+            store.delete_document_here(document_id)
+
+    def delete_document_here(self, document_id: str) -> None:
+        """:meth:`delete_document` in this store's generation only."""
         where: Where = {"document_id": document_id}
         self.collection.delete(where=where)
         self.questions.delete(where=where)
@@ -127,7 +240,14 @@ class VectorStore:
 
     def delete_ids(self, ids: list[str]) -> None:
         """Delete chunks (and their question vectors) by id, then recompute the language
-        statistics of the documents they belonged to."""
+        statistics of the documents they belonged to; in every generation that exists."""
+        if not ids:
+            return
+        for store in self._everywhere():
+            store.delete_ids_here(ids)
+
+    def delete_ids_here(self, ids: list[str]) -> None:
+        """:meth:`delete_ids` in this store's generation only."""
         if not ids:
             return
         metas = self.collection.get(ids=ids, include=["metadatas"])["metadatas"] or []
@@ -135,6 +255,25 @@ class VectorStore:
         self.questions.delete(ids=ids)
         for doc_id in {str(m.get("document_id")) for m in metas if m}:
             self.refresh_document_stats(doc_id)
+
+    def document_ids(self, page: int = 5000) -> set[str]:
+        """Ids of every document with any record (chunk, question line or statistics) in this
+        store's generation."""
+        out: set[str] = set()
+        for coll in (self.collection, self.questions, self.stats):
+            offset = 0
+            while True:
+                metas = coll.get(include=["metadatas"], limit=page, offset=offset)["metadatas"] or []
+                out.update(str(m["document_id"]) for m in metas if m and m.get("document_id"))
+                if len(metas) < page:
+                    break
+                offset += page
+        return out
+
+    def count_document_records(self, document_id: str) -> int:
+        """Records of a document in this generation: chunks + question lines + statistics."""
+        where: Where = {"document_id": document_id}
+        return sum(len(c.get(where=where, include=[])["ids"]) for c in (self.collection, self.questions, self.stats))
 
     # --- per-language statistics -----------------------------------------------------
     def write_document_stats(self, document_id: str, department: str, visibility: str,
@@ -225,6 +364,16 @@ class VectorStore:
         ids = got["ids"]
         return list(zip(ids, got["documents"] or [""] * len(ids), got["metadatas"] or [{}] * len(ids),
                         strict=False))
+
+    def document_records(self, document_id: str, kind: str = "chunks") -> dict[str, StoredRecord]:
+        """Every record of ``document_id`` in collection ``kind`` (``"chunks"`` or
+        ``"questions"``) by id: ``(text, metadata, embedding)`` as stored."""
+        coll = self.collection if kind == "chunks" else self.questions
+        got = coll.get(where={"document_id": document_id}, include=["documents", "metadatas", "embeddings"])
+        embs = got["embeddings"] if got["embeddings"] is not None else []
+        return {i: (doc or "", dict(meta or {}), [float(x) for x in emb])
+                for i, doc, meta, emb in zip(got["ids"], got["documents"] or [], got["metadatas"] or [], embs,
+                                             strict=False)}
 
     def get_ids(self, ids: list[str]) -> dict[str, Any]:
         """Chunks by id, with documents and metadatas."""

@@ -90,24 +90,33 @@ def start_containers(env: dict[str, str]) -> list:
     return [kafka, minio, chroma]
 
 
-def start_stack(extra_env: dict[str, str] | None = None) -> Stack:
-    """Start a fresh test stack and wait until every service is healthy."""
-    var = REPO / "var" / f"test-stack-{OFFSET}"
-    env = {"PORT_OFFSET": str(OFFSET), "LEGCO_VAR": str(var), "EMBEDDINGS_BATCH_SIZE": "8",
+def kafka_bootstrap(offset: int, brokers: int) -> str:
+    """The bootstrap list of a native stack's ``brokers`` Kafka nodes (``scripts/stack.sh``
+    ports: node n on 9092 + 2(n-1) + offset)."""
+    return ",".join(f"127.0.0.1:{9092 + offset + 2 * n}" for n in range(brokers))
+
+
+def start_stack(extra_env: dict[str, str] | None = None, offset: int = OFFSET) -> Stack:
+    """Start a fresh test stack on ports shifted by ``offset`` (its data in
+    ``var/test-stack-<offset>``) and wait until every service is healthy; ``extra_env`` e.g.
+    ``{"KAFKA_BROKERS": "3"}``."""
+    var = REPO / "var" / f"test-stack-{offset}"
+    env = {"PORT_OFFSET": str(offset), "LEGCO_VAR": str(var), "EMBEDDINGS_BATCH_SIZE": "8",
            "MAX_UPLOAD_BYTES": str(5 * 1024 * 1024),
            "LLM_BASE_URL": "", "LLM_MODEL": "", **(extra_env or {})}
     stop_stack_at(var, env)
     shutil.rmtree(var, ignore_errors=True)
     containers = start_containers(env) if docker_engine() else []
     subprocess.run([str(REPO / "scripts" / "stack.sh"), "up"], env={**os.environ, **env}, check=True)
-    env.setdefault("KAFKA_BOOTSTRAP", f"127.0.0.1:{9092 + OFFSET}")
-    env.setdefault("MINIO_ENDPOINT", f"127.0.0.1:{9000 + OFFSET}")
+    env.setdefault("KAFKA_BOOTSTRAP", kafka_bootstrap(offset, int(env.get("KAFKA_BROKERS", "1"))))
+    env.setdefault("MINIO_ENDPOINT", f"127.0.0.1:{9000 + offset}")
     for name, value in read_credentials(var / "minio.credentials").items():  # what the stack generated
         env.setdefault(name, value)
     env.setdefault("CHROMA_HOST", "127.0.0.1")
-    env.setdefault("CHROMA_PORT", str(8000 + OFFSET))
-    env.setdefault("EMBEDDINGS_BASE_URL", f"http://127.0.0.1:{8200 + OFFSET}/v1")
-    stack = Stack(gateway_url=f"http://127.0.0.1:{8080 + OFFSET}", env=env, var=var, containers=containers)
+    env.setdefault("CHROMA_PORT", str(8000 + offset))
+    env.setdefault("EMBEDDINGS_BASE_URL", f"http://127.0.0.1:{8200 + offset}/v1")
+    env.setdefault("QUERY_EMBEDDINGS_BASE_URL", f"http://127.0.0.1:{8201 + offset}/v1")
+    stack = Stack(gateway_url=f"http://127.0.0.1:{8080 + offset}", env=env, var=var, containers=containers)
     env["LEGCO_API_KEY"] = stack.admin_key  # CLI subprocesses of the tests act as the admin
     return stack
 

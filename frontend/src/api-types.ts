@@ -299,6 +299,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile Now
+         * @description Run one reconciler pass: remove the objects and vectors of deleted documents, of documents
+         *     without a manifest (older than ``RECONCILE_GRACE_S``) and spent tombstones; says what went.
+         *     503 when MinIO, Chroma or Kafka cannot be reached.
+         */
+        post: operations["reconcile_now_api_v1_reconcile_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deadletters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Deadletters
+         * @description Events the stages gave up on, newest first: document, department, stage and source topic,
+         *     reason, attempts, time; the latest per document unless ``all``. 503 when Kafka cannot be read.
+         */
+        get: operations["list_deadletters_api_v1_deadletters_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deadletters/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay Deadletters
+         * @description Republish dead-lettered events to their source topics (same key) and set their documents
+         *     back to ``queued``: the latest dead letter of each document in ``document_ids`` (or of
+         *     every document, ``all``), of ``stage`` when given. Documents that are not ``failed`` (already
+         *     replayed, or indexed since) are skipped, with the reason. 400 without ``document_ids`` or
+         *     ``all``; 404 when a named document is not registered (never uploaded, or deleted); 503 when
+         *     Kafka cannot be read.
+         */
+        post: operations["replay_deadletters_api_v1_deadletters_replay_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reindex Status
+         * @description The latest reindex job (running or finished), from its record in MinIO. 404 when none ran.
+         */
+        get: operations["reindex_status_api_v1_reindex_get"];
+        put?: never;
+        /**
+         * Start Reindex
+         * @description Rebuild the index from the chunk sets in MinIO: every document into a new index generation
+         *     (queries use the current one until it is complete), or one department's documents in place;
+         *     ``model``: re-embed with that model. 409 while a job runs, 400 for ``model`` with ``department``.
+         */
+        post: operations["start_reindex_api_v1_reindex_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -483,6 +577,56 @@ export interface components {
             document_id: string;
             /** Chunks */
             chunks: components["schemas"]["ChunkInfo"][];
+        };
+        /**
+         * DeadLetterEntry
+         * @description One event a stage gave up on (the dead-letter topic read back), for an operator.
+         *
+         *     ``stage``: the stage users see (``parsing``, ``tables``, ``splitting``, ``embedding``);
+         *     ``source_topic``: the topic its event came from (a replay republishes it there);
+         *     ``consumer_group``: the stage's consumer group; ``reason``: the error; ``attempts``: how many
+         *     times it was tried (0: a dependency was down past the outage limit); ``ts``: when (ISO-8601
+         *     UTC); ``page_number``: the page, for a table-stage page event; ``filename`` and ``status``:
+         *     the document's now (``None`` once the document is deleted: nothing to replay).
+         */
+        DeadLetterEntry: {
+            /** Document Id */
+            document_id: string;
+            /** Department */
+            department: string;
+            /** Filename */
+            filename: string | null;
+            /** Status */
+            status: ("queued" | "processing" | "indexed" | "failed") | null;
+            /** Stage */
+            stage: string;
+            /** Source Topic */
+            source_topic: string;
+            /** Consumer Group */
+            consumer_group: string;
+            /** Reason */
+            reason: string;
+            /** Error Type */
+            error_type: string;
+            /** Attempts */
+            attempts: number;
+            /** Ts */
+            ts: string;
+            /** Page Number */
+            page_number: number | null;
+            /** Partition */
+            partition: number;
+            /** Offset */
+            offset: number;
+        };
+        /**
+         * DeadLetterList
+         * @description ``GET /api/v1/deadletters``: dead letters, newest first (by default the latest per
+         *     document only).
+         */
+        DeadLetterList: {
+            /** Deadletters */
+            deadletters: components["schemas"]["DeadLetterEntry"][];
         };
         /**
          * DeleteResponse
@@ -783,6 +927,113 @@ export interface components {
             sources: components["schemas"]["Source"][];
         };
         /**
+         * ReconcileReport
+         * @description ``POST /api/v1/reconcile``: what one reconciler pass removed — ``objects`` in MinIO,
+         *     ``vectors`` in Chroma (chunks, question lines and statistics records),
+         *     ``tombstones`` — the ``documents`` concerned, and how long the pass took (seconds).
+         */
+        ReconcileReport: {
+            /**
+             * Objects
+             * @default 0
+             */
+            objects: number;
+            /**
+             * Vectors
+             * @default 0
+             */
+            vectors: number;
+            /**
+             * Tombstones
+             * @default 0
+             */
+            tombstones: number;
+            /** Documents */
+            documents: string[];
+            /**
+             * Took S
+             * @default 0
+             */
+            took_s: number;
+        };
+        /**
+         * ReindexRequest
+         * @description ``POST /api/v1/reindex``: rebuild the index from the chunk sets in MinIO — every
+         *     document (a new index generation, switched to when complete), or one ``department``'s in
+         *     place; ``model``: embed with this model instead (a new generation; not with ``department``).
+         */
+        ReindexRequest: {
+            /** Department */
+            department?: string | null;
+            /** Model */
+            model?: string | null;
+        };
+        /**
+         * ReindexStatus
+         * @description A reindex job (``GET``/``POST /api/v1/reindex``), as its record in MinIO says.
+         *
+         *     ``phase``: ``building`` (documents sent to the embedder), ``catching up`` (documents indexed
+         *     or deleted meanwhile), ``switching``, ``settling`` (after the switch), ``done``; counts are
+         *     documents; ``generation``/``collection``/``model``: what is built; ``in_place``: a
+         *     department rebuilt into the current generation (no switch); ``failures``: documents that
+         *     could not be rebuilt (the job then fails and does not switch); ``heartbeat_at``: the last
+         *     time the gateway running it (``instance``) wrote this record.
+         */
+        ReindexStatus: {
+            /** Job Id */
+            job_id: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "done" | "failed";
+            /** Phase */
+            phase: string;
+            /** Department */
+            department: string | null;
+            /** Model */
+            model: string;
+            /** Generation */
+            generation: number;
+            /** Collection */
+            collection: string;
+            /**
+             * In Place
+             * @default false
+             */
+            in_place: boolean;
+            /**
+             * Documents Total
+             * @default 0
+             */
+            documents_total: number;
+            /**
+             * Documents Done
+             * @default 0
+             */
+            documents_done: number;
+            /**
+             * Chunks
+             * @default 0
+             */
+            chunks: number;
+            /** Failures */
+            failures: string[];
+            /** Error */
+            error: string | null;
+            /**
+             * Instance
+             * @default
+             */
+            instance: string;
+            /** Started At */
+            started_at: string;
+            /** Heartbeat At */
+            heartbeat_at: string;
+            /** Finished At */
+            finished_at: string | null;
+        };
+        /**
          * Rendition
          * @description The same passage in another document (e.g. the DOCX of a PDF paper).
          */
@@ -797,6 +1048,51 @@ export interface components {
             page_number: number | null;
             /** Pdf Url */
             pdf_url: string | null;
+        };
+        /**
+         * ReplayRequest
+         * @description ``POST /api/v1/deadletters/replay``: which dead letters to republish — the latest of
+         *     each document in ``document_ids``, or of every document (``all``), optionally only those of
+         *     one ``stage`` (a stage name, consumer group or source topic).
+         */
+        ReplayRequest: {
+            /** Document Ids */
+            document_ids?: string[] | null;
+            /**
+             * All
+             * @default false
+             */
+            all?: boolean;
+            /** Stage */
+            stage?: string | null;
+        };
+        /**
+         * ReplayResponse
+         * @description ``POST /api/v1/deadletters/replay``: per document, what was republished.
+         */
+        ReplayResponse: {
+            /** Documents */
+            documents: components["schemas"]["ReplayedDocument"][];
+        };
+        /**
+         * ReplayedDocument
+         * @description One document of a replay: ``replayed`` events republished (0 when ``skipped`` says why:
+         *     deleted, not failed, no dead letter).
+         */
+        ReplayedDocument: {
+            /** Document Id */
+            document_id: string;
+            /** Filename */
+            filename: string | null;
+            /** Stage */
+            stage: string | null;
+            /**
+             * Replayed
+             * @default 0
+             */
+            replayed: number;
+            /** Skipped */
+            skipped: string | null;
         };
         /**
          * Source
@@ -1329,6 +1625,146 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    reconcile_now_api_v1_reconcile_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconcileReport"];
+                };
+            };
+        };
+    };
+    list_deadletters_api_v1_deadletters_get: {
+        parameters: {
+            query?: {
+                /** @description every dead letter, not only the latest per document */
+                all?: boolean;
+                /** @description only this department's */
+                department?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetterList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    replay_deadletters_api_v1_deadletters_replay_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    reindex_status_api_v1_reindex_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReindexStatus"];
+                };
+            };
+        };
+    };
+    start_reindex_api_v1_reindex_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReindexRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReindexStatus"];
                 };
             };
             /** @description Validation Error */

@@ -4,9 +4,10 @@ The embedder works on several documents at once (its subscriber's ``WorkQueue`` 
 Each of them hands its texts to the ``FairBatcher`` a slice at a time; the batcher forms each
 request to the embeddings endpoint from the waiting slices, taking one text at a time from the
 departments in turn (and, within a department, from its documents in turn) up to
-``max_texts`` texts. So while one department's 64-page paper is being embedded, another
-department's paper gets every other text of every request instead of waiting for the first to
-finish, and the endpoint always has a full request when there is work.
+``max_texts`` texts and ``max_tokens`` e5 tokens (a longer text goes alone). So while one
+department's 64-page paper is being embedded, another department's paper gets every other text
+of every request instead of waiting for the first to finish, and the endpoint always has a full
+request when there is work.
 
 Requests are sent one after another (``in_flight`` at a time): the local e5 server computes one
 request at a time anyway, and a short queue there means an abandoned request costs little.
@@ -17,13 +18,19 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 log = logging.getLogger("legco.embedder.batcher")
 
-EmbedFn = Callable[[list[str]], Awaitable[list[list[float]]]]
-"""Embeds a list of passages, one vector per text in order (``EmbeddingClient.embed_passages``)."""
+
+
+class EmbedFn(Protocol):
+    """Embeds a list of passages, one vector per text in order; ``tokens`` are their e5 token
+    counts when known (``EmbeddingClient.embed_passages``)."""
+
+    async def __call__(self, texts: list[str], tokens: Sequence[int] | None = None) -> list[list[float]]: ...
 
 
 @dataclass
@@ -31,6 +38,7 @@ class _Slice:
     """One caller's texts, the vectors computed so far and the future it waits on."""
 
     texts: list[str]
+    tokens: list[int]
     done: asyncio.Future[list[list[float]]]
     vectors: list[list[float] | None] = field(default_factory=list)
     next: int = 0          # next text to put into a request
@@ -47,11 +55,13 @@ class FairBatcher:
         embed: the endpoint call (one request per call, ``len(texts) <= max_texts``).
         max_texts: texts per request (``EMBEDDINGS_BATCH_SIZE``).
         in_flight: requests outstanding at once.
+        max_tokens: e5 tokens per request (``EMBEDDINGS_BATCH_TOKENS``; ``None``: no bound).
     """
 
-    def __init__(self, embed: EmbedFn, max_texts: int, in_flight: int = 1) -> None:
+    def __init__(self, embed: EmbedFn, max_texts: int, in_flight: int = 1, max_tokens: int | None = None) -> None:
         self._embed = embed
         self.max_texts = max(1, max_texts)
+        self.max_tokens = max_tokens
         self._sem = asyncio.Semaphore(max(1, in_flight))
         self._queues: dict[Hashable, deque[_Slice]] = {}
         self._turn: deque[Hashable] = deque()
@@ -59,16 +69,19 @@ class FairBatcher:
         self._loop_task: asyncio.Task[None] | None = None
         self.requests = 0
 
-    async def embed_passages(self, texts: list[str], *, key: Hashable) -> list[list[float]]:
+    async def embed_passages(self, texts: list[str], tokens: Sequence[int] | None = None, *,
+                             key: Hashable) -> list[list[float]]:
         """Vectors of ``texts`` (in order), computed in requests shared with other callers;
-        ``key`` is the caller's fair-share key (the department).
+        ``key`` is the caller's fair-share key (the department), ``tokens`` the texts' e5 token
+        counts (needed for ``max_tokens``; without them a text counts as one token).
 
         Raises:
             whatever the endpoint call raised for a request holding one of these texts.
         """
         if not texts:
             return []
-        sl = _Slice(list(texts), asyncio.get_running_loop().create_future())
+        counts = list(tokens) if tokens is not None else [1] * len(texts)
+        sl = _Slice(list(texts), counts, asyncio.get_running_loop().create_future())
         if key not in self._queues:
             self._queues[key] = deque()
             self._turn.append(key)
@@ -83,13 +96,19 @@ class FairBatcher:
 
     def _next_request(self) -> list[tuple[_Slice, int]]:
         """(slice, text index) pairs of the next request: one text per department in turn, the
-        department's oldest slice with texts left first."""
+        department's oldest slice with texts left first, until the request is full (texts or
+        tokens: the request ends before the first text in turn that does not fit)."""
         picks: list[tuple[_Slice, int]] = []
+        total = 0
         while len(picks) < self.max_texts and self._turn:
             key = self._turn[0]
+            sl = self._queues[key][0]
+            n = sl.tokens[sl.next]
+            if picks and self.max_tokens is not None and total + n > self.max_tokens:
+                break
             self._turn.rotate(-1)
             q = self._queues[key]
-            sl = q[0]
+            total += n
             picks.append((sl, sl.next))
             sl.next += 1
             if sl.next >= len(sl.texts):  # every text of this slice is in a request now
@@ -116,7 +135,7 @@ class FairBatcher:
     async def _send(self, picks: list[tuple[_Slice, int]]) -> None:
         self.requests += 1
         try:
-            vectors = await self._embed([sl.texts[i] for sl, i in picks])
+            vectors = await self._embed([sl.texts[i] for sl, i in picks], [sl.tokens[i] for sl, i in picks])
         except Exception as e:  # noqa: BLE001 - every slice with a text in this request fails with the error
             failed = {id(s): s for s, _ in picks}
             for sl in failed.values():

@@ -1,12 +1,14 @@
 """What the embedder stage does with one ``DocumentChunked``: read the ``ChunkSet`` from MinIO,
-embed each chunk's search text (and a Q&A chunk's question line) in batches, upsert the vectors
-into Chroma with deterministic ids, and rewrite the document's per-language vector sums.
+embed each chunk's search text (and a Q&A chunk's question line) in token-bounded batches — the
+chunks not already stored by an earlier attempt —, upsert the vectors into Chroma with
+deterministic ids, and rewrite the document's per-language vector sums.
 Clients and the progress callback are handed in (see ``services/embedder/main.py``).
 """
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from services.embedder.batcher import EmbedFn
@@ -17,14 +19,16 @@ from services.embedder.search_text import (
     question_search_text,
     text_sha,
 )
-from shared import storage
+from shared.deletion import Check, never_gone
+from shared.e5tokens import COUNTER, token_batches
+from shared.errors import DocumentGone
 from shared.events import DocumentChunked
 from shared.lang import detect_language
-from shared.metrics import CHUNKS
+from shared.metrics import CHUNKS, RESUMED
 from shared.models import Chunk, ChunkSet
 from shared.settings import Settings
 from shared.storage import ObjectStore
-from shared.vectorstore import VectorStore
+from shared.vectorstore import StoredRecord, VectorStore, flat_metadata
 
 Report = Callable[..., Awaitable[None]]
 """``report(pages_done=chunks done, pages_total=chunks)``: publishes an ``embedding`` progress event."""
@@ -48,49 +52,114 @@ def chunk_metadata(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, la
     return meta
 
 
+@dataclass
+class _Record:
+    """One vector to write: id, embedded text, the text stored with it and its metadata."""
+
+    id: str
+    text: str
+    document: str
+    meta: dict[str, Any]
+
+    def stored_as(self, stored: dict[str, StoredRecord]) -> list[float] | None:
+        """The embedding already stored for this record when the stored text and metadata are
+        exactly what would be written now (then writing it again changes nothing), else None."""
+        got = stored.get(self.id)
+        if got is None or got[0] != self.document or got[1] != flat_metadata(self.meta):
+            return None
+        return got[2]
+
+
+@dataclass
+class _Planned:
+    """A chunk's record and, for a Q&A pair, its question-line record."""
+
+    chunk: _Record
+    question: _Record | None
+
+
+def _plan(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str, title: str) -> _Planned:
+    doc_id = event.document_id
+    text = chunk_search_text(chunk)
+    meta = chunk_metadata(event, chunk_set, chunk, lang)
+    meta["vector_sha"] = text_sha(text)
+    q = question_search_text(title, chunk)
+    if q is None:
+        return _Planned(_Record(chunk.chunk_id(doc_id), text, chunk.text, meta), None)
+    meta["question_sha"] = text_sha(q)
+    return _Planned(_Record(chunk.chunk_id(doc_id), text, chunk.text, meta),
+                    _Record(chunk.chunk_id(doc_id), q, q, {**meta, "vector_sha": meta["question_sha"]}))
+
+
+async def _stored(vectors: VectorStore, doc_id: str) -> tuple[dict[str, StoredRecord], dict[str, StoredRecord]]:
+    chunks = await asyncio.to_thread(vectors.document_records, doc_id, "chunks")
+    questions = await asyncio.to_thread(vectors.document_records, doc_id, "questions") if chunks else {}
+    return chunks, questions
+
+
 async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: VectorStore,
-                          embed: EmbedFn, settings: Settings, report: Report) -> int | None:
+                          embed: EmbedFn, settings: Settings, report: Report, check: Check = never_gone) -> int:
     """Embed and upsert every non-empty chunk of one document; returns the chunk count stored.
 
-    Idempotent: ids are ``{document_id}_{chunk_index}`` and written with ``upsert``.
-    ``None`` when the document was deleted while it was embedded (its vectors are removed again).
+    Idempotent: ids are ``{document_id}_{chunk_index}`` and written with ``upsert``. Resumable:
+    a chunk whose vector (and question-line vector) is already stored with the same text and
+    metadata — written by an earlier attempt that crashed or failed part-way — is not embedded
+    again, so a retry or a redelivery starts from the first batch not completed. Batches hold at
+    most ``embeddings_batch_tokens`` e5 tokens (and ``embeddings_batch_size`` chunks); each is
+    upserted as soon as it is embedded. ``check`` (throttled) is asked before each batch and
+    before its vectors are written (``embed`` from ``Generations.embed`` also asks it while a
+    batch is being embedded), so a document deleted meanwhile stops within about that interval.
 
     Raises:
-        openai.APIError, chromadb / minio errors: a dependency failed (the stage retries).
+        openai.APIError, chromadb / minio errors: a dependency failed (``Stage.run`` waits the
+            outage out, ``shared.outage``; the next try resumes at the batch that failed).
+        DocumentGone: the document was deleted meanwhile (``check``, or the last look after the
+            statistics were written, which removes its vectors at once; the stage sweeps the rest).
     """
     doc_id = event.document_id
     chunk_set = ChunkSet.model_validate(await asyncio.to_thread(store.get_json, event.chunks_key))
     chunks = [c for c in chunk_set.chunks if c.text.strip()]
     total = len(chunks)
-    step = max(settings.embeddings_batch_size, 1)
     lang = detect_language(" ".join(c.text for c in chunks))
     title = document_title(chunk_set)
-    vec_sum: list[float] | None = None
-    for start in range(0, total, step):
-        batch = chunks[start:start + step]
-        texts = [chunk_search_text(c) for c in batch]
-        embeddings = await embed(texts)
-        metas = [chunk_metadata(event, chunk_set, c, lang) for c in batch]
-        questions = [(c, m, q) for c, m in zip(batch, metas, strict=True)
-                     if (q := question_search_text(title, c)) is not None]
-        for m, t in zip(metas, texts, strict=True):
-            m["vector_sha"] = text_sha(t)
-        for _, m, q in questions:
-            m["question_sha"] = text_sha(q)
-        await asyncio.to_thread(
-            vectors.upsert, [c.chunk_id(doc_id) for c in batch], embeddings, [c.text for c in batch], metas)
-        questions = [(c, {**m, "vector_sha": m["question_sha"]}, q) for c, m, q in questions]
+    plans = [_plan(event, chunk_set, c, lang, title) for c in chunks]
+    stored_chunks, stored_questions = await _stored(vectors, doc_id)
+    vecs: dict[str, list[float]] = {}
+    todo: list[_Planned] = []
+    for p in plans:
+        vec = p.chunk.stored_as(stored_chunks)
+        if vec is not None and (p.question is None or p.question.stored_as(stored_questions) is not None):
+            vecs[p.chunk.id] = vec
+        else:
+            todo.append(p)
+    if vecs:
+        RESUMED.inc(len(vecs))
+        await report(unit="chunks", pages_done=len(vecs), pages_total=total)
+    counts = await asyncio.to_thread(COUNTER.counts, [p.chunk.text for p in todo])
+    for r in token_batches(counts, settings.embeddings_batch_tokens, settings.embeddings_batch_size):
+        batch = [todo[i] for i in r]
+        await check()
+        embeddings = await embed([p.chunk.text for p in batch], [counts[i] for i in r])
+        await check()
+        await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in batch], embeddings,
+                                [p.chunk.document for p in batch], [p.chunk.meta for p in batch])
+        questions = [p.question for p in batch if p.question is not None]
         if questions:
-            q_emb = await embed([q for _, _, q in questions])
-            await asyncio.to_thread(vectors.upsert_questions, [c.chunk_id(doc_id) for c, _, _ in questions],
-                                    q_emb, [q for _, _, q in questions], [m for _, m, _ in questions])
-        for e in embeddings:
-            vec_sum = list(e) if vec_sum is None else [a + b for a, b in zip(vec_sum, e, strict=True)]
+            q_texts = [q.text for q in questions]
+            q_emb = await embed(q_texts, await asyncio.to_thread(COUNTER.counts, q_texts))
+            await check()
+            await asyncio.to_thread(vectors.upsert_questions, [q.id for q in questions], q_emb,
+                                    [q.document for q in questions], [q.meta for q in questions])
+        vecs.update((p.chunk.id, e) for p, e in zip(batch, embeddings, strict=True))
         CHUNKS.labels("embedding").inc(len(batch))
-        await report(unit="chunks", pages_done=min(start + step, total), pages_total=total)
+        await report(unit="chunks", pages_done=len(vecs), pages_total=total)
+    vec_sum: list[float] | None = None
+    for p in plans:  # in chunk order, so a resumed document's sums equal a fresh one's
+        e = vecs[p.chunk.id]
+        vec_sum = list(e) if vec_sum is None else [a + b for a, b in zip(vec_sum, e, strict=True)]
     await asyncio.to_thread(vectors.write_document_stats, doc_id, event.department, event.visibility,
                             {lang: (vec_sum, total)} if vec_sum is not None else {})
-    if not await asyncio.to_thread(store.exists, storage.manifest_key(doc_id)):  # deleted while we embedded
+    if not await asyncio.to_thread(store.document_live, doc_id):  # deleted while we embedded
         await asyncio.to_thread(vectors.delete_document, doc_id)
-        return None
+        raise DocumentGone(doc_id)
     return total

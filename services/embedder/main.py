@@ -1,9 +1,11 @@
 """Embedder service: consumes ``documents.chunked``, writes ChromaDB, emits ``documents.indexed``
-and reports ``indexed``.
+and reports ``indexed``; consumes ``index.rebuild`` (a reindex job) and answers on ``index.rebuilt``.
 
 Embeds each chunk's normalised search text through the OpenAI-compatible embeddings endpoint in
 batches and upserts the vectors into Chroma with deterministic ids (``handle.embed_and_store``),
-so a redelivered event overwrites instead of duplicating. Run: ``python -m services.embedder``.
+so a redelivered event overwrites instead of duplicating; into the current index generation, or
+for a rebuild into the generation the job builds (``generations.py``). A document deleted
+meanwhile stops between two batches and its vectors are removed. Run: ``python -m services.embedder``.
 """
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from typing import Annotated, Any
 from faststream import Context
 
 from services.embedder.batcher import FairBatcher
+from services.embedder.generations import Generations, in_current_generation
 from services.embedder.handle import embed_and_store
 from shared import topics
 from shared.embeddings import EmbeddingClient
-from shared.events import DocumentChunked, DocumentIndexed
+from shared.events import DocumentChunked, DocumentIndexed, DocumentRebuilt, RebuildDocument
+from shared.generation import IndexGeneration
 from shared.settings import Settings, get_settings
 from shared.stage import SettingsDep, Stage, StoreDep
 from shared.storage import open_store
@@ -30,37 +34,85 @@ async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
     """MinIO, Chroma, the embeddings endpoint and the request stream the documents being embedded
     share (``FairBatcher``), once per process."""
     embedder = EmbeddingClient(settings)
-    batcher = FairBatcher(embedder.embed_passages, settings.embeddings_batch_size)
+    batcher = FairBatcher(embedder.embed_passages, settings.embeddings_batch_size,
+                          max_tokens=settings.embeddings_batch_tokens)
+    vectors = VectorStore(settings)
+    generations = Generations(settings, vectors, batcher)
     try:
-        yield {"store": await open_store(settings), "vectors": VectorStore(settings), "embedder": embedder,
-               "batcher": batcher}
+        yield {"store": await open_store(settings), "vectors": vectors, "embedder": embedder,
+               "batcher": batcher, "generations": generations}
     finally:
+        await generations.close()
         await batcher.close()
 
 
 stage = Stage("embedder", progress_stage="embedding", output_topic=topics.INDEXED, clients=open_clients)
-VectorsDep = Annotated[VectorStore, Context("vectors")]
-BatcherDep = Annotated[FairBatcher, Context("batcher")]
+stage.gone_hooks.append(lambda doc_id: stage.client("vectors").delete_document(doc_id))
+rebuilt_pub = stage.broker.publisher(topics.INDEX_REBUILT)
+GenerationsDep = Annotated[Generations, Context("generations")]
+
+
+def indexed(event: DocumentChunked, chunk_count: int) -> DocumentIndexed:
+    """The ``documents.indexed`` event of a document whose ``chunk_count`` chunks are written."""
+    return DocumentIndexed(document_id=event.document_id, department=event.department, visibility=event.visibility,
+                           filename=event.filename, strategy=event.strategy, strategy_used=event.strategy_used,
+                           file_type=event.file_type, page_count=event.page_count, chunk_count=chunk_count)
 
 
 @stage.subscriber(topics.CHUNKED, concurrency=get_settings().embedder_concurrency)
-async def on_chunked(event: DocumentChunked, store: StoreDep, vectors: VectorsDep, batcher: BatcherDep,
+async def on_chunked(event: DocumentChunked, store: StoreDep, generations: GenerationsDep,
                      settings: SettingsDep) -> None:
-    """Embed one chunked document under the consumer contract; emit ``documents.indexed`` (the
-    query service updates its keyword index from it) and report ``indexed``."""
+    """Embed one chunked document into the current generation under the consumer contract; emit
+    ``documents.indexed`` (the query service updates its keyword index from it), report ``indexed``."""
     report = partial(stage.progress, event)
-    embed = partial(batcher.embed_passages, key=event.department)
-    stored = await stage.run(event, topics.CHUNKED,
-                             lambda: embed_and_store(event, store, vectors, embed, settings, report))
+    check = stage.deletion_check(event)
+
+    async def into(gen: IndexGeneration) -> int | None:
+        return await embed_and_store(event, store, generations.store(gen),
+                                     generations.embed(gen.model, event.department, check), settings, report)
+
+    stored = await stage.run(event, topics.CHUNKED, lambda: in_current_generation(generations, into))
     if stored is not None:
-        await stage.emit(DocumentIndexed(document_id=event.document_id, department=event.department,
-                                         visibility=event.visibility,
-                                         filename=event.filename, strategy=event.strategy,
-                                         strategy_used=event.strategy_used, file_type=event.file_type,
-                                         page_count=event.page_count, chunk_count=stored))
+        await stage.emit(indexed(event, stored))
         await stage.progress(event, stage="indexed", status="indexed", unit="chunks", pages_done=stored,
                              pages_total=stored, chunk_count=stored, page_count=event.page_count,
                              strategy_used=event.strategy_used)
+
+
+async def _no_progress(**_: Any) -> None:
+    """A rebuild reports to its job (``index.rebuilt``), not as the document's progress."""
+
+
+@stage.subscriber(topics.INDEX_REBUILD, group="embedder-rebuild", concurrency=get_settings().embedder_concurrency)
+async def on_rebuild(event: RebuildDocument, store: StoreDep, generations: GenerationsDep,
+                     settings: SettingsDep) -> None:
+    """Embed one document's stored chunks into the generation a reindex job builds and tell the
+    job; a failure is the job's (the document itself stays indexed). Written into the current
+    generation (a department rebuilt in place, a catch-up after the switch), it is also announced
+    on ``documents.indexed``."""
+    target = IndexGeneration(event.generation, event.collection, event.model)
+    failures: list[str] = []
+
+    async def failed(reason: str) -> None:
+        failures.append(reason)
+
+    current: list[bool] = []
+
+    async def rebuild() -> int | None:
+        stored = await embed_and_store(event, store, generations.store(target), generations.embed(
+            event.model, event.department, stage.deletion_check(event)), settings, _no_progress)
+        if stored is not None:
+            current.append((await generations.current()).generation == event.generation)
+        return stored
+
+    stored = await stage.run(event, topics.INDEX_REBUILD, rebuild, on_failure=failed)
+    await rebuilt_pub.publish(DocumentRebuilt(
+        document_id=event.document_id, department=event.department, visibility=event.visibility,
+        job_id=event.job_id, generation=event.generation, chunk_count=stored or 0,
+        ok=stored is not None, gone=stored is None and not failures, error=failures[0] if failures else None),
+        key=event.document_id.encode())
+    if stored is not None and current and current[0]:
+        await stage.emit(indexed(event, stored))
 
 
 app = stage.app

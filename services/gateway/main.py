@@ -5,7 +5,8 @@ delete); keeps the document registry by consuming ``documents.progress`` (consum
 gateway instance, from the earliest offset, so a restarted gateway catches up) and deletes
 replaced copies when their successor is indexed; streams each changed record over SSE to the
 clients whose key may see it; forwards ``/api/v1/query`` to the query service with the caller's
-department scope; serves the built frontend at ``/``.
+department scope; serves the built frontend at ``/``. Runs the reconciler (at start and every
+``RECONCILE_INTERVAL_S``) and, when asked, a reindex job (``reindex.py``).
 Run: ``python -m services.gateway``.
 """
 from __future__ import annotations
@@ -20,7 +21,18 @@ import httpx
 from fastapi import Depends, FastAPI
 from faststream import AckPolicy
 
-from services.gateway.api.routes import audit, config, documents, events, health, ingest, keys, query, whoami
+from services.gateway.api.routes import (
+    audit,
+    config,
+    documents,
+    events,
+    health,
+    ingest,
+    keys,
+    operations,
+    query,
+    whoami,
+)
 from services.gateway.audit import AuditLog
 from services.gateway.auth.keys import KeyStore
 from services.gateway.auth.middleware import AuthMiddleware
@@ -28,11 +40,13 @@ from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
 from services.gateway.guards import BodyLimit, HostGuard, Utf8Json
 from services.gateway.progress import fold_progress
+from services.gateway.reconcile import reconcile_forever
 from services.gateway.registry import Registry
+from services.gateway.reindex import Reindexer
 from services.gateway.sse import DocumentHub
 from services.gateway.state import GatewayState
 from shared import topics
-from shared.events import ProgressEvent
+from shared.events import DocumentRebuilt, ProgressEvent
 from shared.http_errors import install_error_handlers
 from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
@@ -63,20 +77,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         key_store = KeyStore(store)
         log.info("API keys loaded: %d", await key_store.load())
         state = GatewayState(settings=settings, broker=broker, uploads=uploads, deletions=deletions, store=store,
-                             vectors=VectorStore(settings), registry=registry, hub=hub, keys=key_store,
-                             http=httpx.AsyncClient(), audit=audit_log)
+                             vectors=VectorStore(settings, follow_s=settings.index_follow_s), registry=registry,
+                             hub=hub, keys=key_store, http=httpx.AsyncClient(), audit=audit_log)
+        state.reindexer = Reindexer(state)
 
         @broker.subscriber(topics.PROGRESS, group_id=f"gateway-{settings.gateway_instance}",
                            auto_offset_reset="earliest", ack_policy=AckPolicy.NACK_ON_ERROR)
         async def on_progress(event: ProgressEvent) -> None:
             await fold_progress(state, event)  # committed only once written; retires replaced copies
 
+        @broker.subscriber(topics.INDEX_REBUILT, group_id=f"gateway-{settings.gateway_instance}-reindex",
+                           auto_offset_reset="latest")
+        async def on_rebuilt(event: DocumentRebuilt) -> None:
+            state.reindexer.on_rebuilt(event)  # answers for the job this gateway runs, if any
+
         app.state.gateway = state
         await broker.start()
         await audit_log.start()
+        reconciler = asyncio.create_task(reconcile_forever(state))
         try:
             yield
         finally:
+            reconciler.cancel()
             await audit_log.stop()
             await broker.stop()
             await state.http.aclose()
@@ -85,7 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Upload briefing papers, follow their ingest, ask questions with page sources.",
                   lifespan=lifespan)
     for r in (ingest.router, documents.router, events.router, query.router, config.router, whoami.router,
-              keys.router, audit.router):
+              keys.router, audit.router, operations.router):
         app.include_router(r, prefix="/api/v1", dependencies=[Depends(current_caller)])  # every route: a key
     app.include_router(health.router)
     install_error_handlers(app)  # malformed input: a 4xx with its reason, never a 500

@@ -31,3 +31,4 @@ class GatewayState:
     keys: KeyStore
     http: httpx.AsyncClient
     audit: AuditLog | None = None  # None: nothing is audited (tests without Kafka)
+    reindexer: Any = None  # services.gateway.reindex.Reindexer, set in the lifespan

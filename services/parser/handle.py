@@ -1,17 +1,22 @@
 """What the parser stage does with one ``DocumentUploaded``: read the original from MinIO, parse
 it in the isolated child process, store the one-page PDFs and the page texts, and describe the
-result as a ``DocumentParsed``. Clients and the progress callback are handed in (see
-``services/parser/main.py``), so tests call this with real or fake ones.
+result as a ``DocumentParsed``. Clients, the progress callback and the deletion check are
+handed in (see ``services/parser/main.py``), so tests call this with real or fake ones.
+
+A document deleted meanwhile stops the work within about a second: the parse child is killed
+(``isolation.Cancelled``), and the page PDFs stop between two writes (``DocumentGone``).
 """
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from services.parser.parse import parse_document_isolated
+from services.parser.isolation import Cancelled
+from services.parser.parse import ParseOutput, parse_document_isolated
 from services.parser.pdf import format_pages
 from shared import storage, topics
-from shared.errors import DocumentError
+from shared.deletion import Check, DeletionCheck, never_gone
+from shared.errors import DocumentError, DocumentGone
 from shared.events import DocumentParsed, DocumentUploaded
 from shared.metrics import PAGES
 from shared.models import PageText
@@ -44,14 +49,17 @@ def check_scanned(parsed_pages: list[PageText], page_count: int, vision_reads_sc
 
 
 async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings: Settings,
-                          report: Report) -> DocumentParsed:
+                          report: Report, check: Check = never_gone) -> DocumentParsed:
     """Parse one uploaded document and store its pages.
 
     Idempotent: a redelivered event overwrites the same objects
     (``documents/{id}/pages/{n}.pdf``, n 1-based, and ``documents/{id}/parsed/pages.json``).
+    ``check`` is asked before each write (it throttles itself) and, while the child parses,
+    every ``deletion_check_interval_s`` in the background.
 
     Raises:
         DocumentError: the file cannot be read (the document is failed with the reason).
+        DocumentGone: the document was deleted meanwhile (nothing more is written).
     """
     doc_id = event.document_id
     await report()
@@ -59,16 +67,18 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         data = await asyncio.to_thread(store.get_bytes, event.object_key)
     except KeyError:
         raise DocumentError("The uploaded file is no longer in storage.", "missing") from None
-    out = await asyncio.to_thread(parse_document_isolated, data, event.filename, doc_id, settings)
+    out = await _parse(data, event, settings, check)
     parsed = out.parsed
     # with the vision path on, the table stage reads scanned pages
     vision_reads_scans = settings.vision_active and settings.splitter_input_topic != topics.PARSED
     check_scanned(parsed.pages, parsed.page_count, vision_reads_scans)
     total = parsed.page_count
     for i, (n, pdf) in enumerate(sorted(out.page_pdfs.items()), start=1):
+        await check()
         await asyncio.to_thread(store.put_bytes, storage.page_pdf_key(doc_id, n), pdf, "application/pdf")
         if i % PROGRESS_EVERY == 0 or i == total:
             await report(pages_done=i, pages_total=total)
+    await check(force=True)
     await asyncio.to_thread(store.put_json, storage.pages_key(doc_id), parsed)
     PAGES.labels("parsing", event.department).inc(total)
     scanned = [p.page_number for p in parsed.pages if p.scanned and p.page_number]
@@ -81,3 +91,22 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         pages_key=storage.pages_key(doc_id),
         page_pdf_prefix=storage.page_pdf_prefix(doc_id) if out.page_pdfs else None,
         scanned_pages=scanned, warnings=warnings)
+
+
+async def _parse(data: bytes, event: DocumentUploaded, settings: Settings, check: Check) -> ParseOutput:
+    """The isolated parse, its child killed as soon as a background check finds the document
+    deleted (``check`` is a ``DeletionCheck``; any other check is only asked afterwards).
+
+    Raises:
+        DocumentGone: deleted while it was parsed; DocumentError: as ``parse_document_isolated``.
+    """
+    if not isinstance(check, DeletionCheck):
+        out = await asyncio.to_thread(parse_document_isolated, data, event.filename, event.document_id, settings)
+        await check(force=True)
+        return out
+    async with check.watching() as gone:
+        try:
+            return await asyncio.to_thread(parse_document_isolated, data, event.filename, event.document_id,
+                                           settings, gone)
+        except Cancelled:
+            raise DocumentGone(event.document_id) from None

@@ -16,6 +16,8 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,6 +25,11 @@ from typing import Any, TypeVar
 from shared.errors import DocumentError
 
 T = TypeVar("T")
+_CANCEL_POLL_S = 0.25  # how often a cancellable run looks at its cancel event
+
+
+class Cancelled(Exception):
+    """``run_isolated`` was cancelled (its ``cancel`` event set); the child was killed."""
 
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
 _STDERR_TAIL_BYTES = 64 * 1024
@@ -74,6 +81,7 @@ def run_isolated(
     args: tuple[Any, ...],
     timeout_s: float,
     memory_limit_bytes: int | None,
+    cancel: threading.Event | None = None,
 ) -> T:
     """Run ``func(*args)`` in a child process and return its result.
 
@@ -81,24 +89,31 @@ def run_isolated(
         func: a module-level (picklable) function; ``args`` must be picklable too.
         timeout_s: wall-clock limit in seconds, counted from the child's start.
         memory_limit_bytes: ``RLIMIT_AS`` for the child in bytes (None/0: no limit).
+        cancel: when set while the child runs (looked at every 0.25 s), the child is killed
+            and ``Cancelled`` raised (the document was deleted meanwhile).
 
     Raises:
         DocumentError: re-raised from the child; code ``timeout`` when the limit is hit (the
             child is killed); ``too_large`` when the child ran out of memory; ``crash`` when
             it died without a result.
         RuntimeError: the child raised any other exception (message included).
+        Cancelled: ``cancel`` was set.
     """
-    request = pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL)
     # stderr goes to a temporary file, not a pipe: a library that logs without end cannot
-    # fill the parent's memory; only its tail is read back (to recognise MemoryError).
-    with tempfile.TemporaryFile() as err_file:
+    # fill the parent's memory; only its tail is read back (to recognise MemoryError). The
+    # request is read from a temporary file too: nothing is left to send when a cancellable run
+    # waits for the child in short slices (a retried ``communicate`` does not resume sending).
+    with tempfile.TemporaryFile() as err_file, tempfile.TemporaryFile() as in_file:
+        in_file.write(pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL))
+        in_file.flush()
+        in_file.seek(0)
         proc = subprocess.Popen(
             [sys.executable, "-c", _CHILD_CODE, str(int(memory_limit_bytes or 0)), _REPO_ROOT],
-            stdin=subprocess.PIPE,
+            stdin=in_file,
             stdout=subprocess.PIPE,
             stderr=err_file,
         )
-        out = _communicate(proc, request, timeout_s)
+        out = _communicate(proc, timeout_s, cancel)
         err_file.seek(max(0, err_file.seek(0, os.SEEK_END) - _STDERR_TAIL_BYTES))
         err = err_file.read()
     try:
@@ -128,12 +143,25 @@ def run_isolated(
     raise RuntimeError(f"parser child failed: {message[1]}")
 
 
-def _communicate(proc: subprocess.Popen[bytes], request: bytes, timeout_s: float) -> bytes:
-    """Send ``request``, return the child's stdout; kill it after ``timeout_s`` seconds."""
+def _communicate(proc: subprocess.Popen[bytes], timeout_s: float, cancel: threading.Event | None = None) -> bytes:
+    """Return the child's stdout; kill it after ``timeout_s`` seconds, or as soon as ``cancel``
+    is set (``Cancelled``). ``communicate`` may be called again after its own timeout without
+    losing output, so a cancellable run waits in short slices."""
+    deadline = time.monotonic() + timeout_s
     try:
         out: bytes
-        out, _ = proc.communicate(request, timeout=timeout_s)
-        return out
+        if cancel is None:
+            out, _ = proc.communicate(timeout=timeout_s)
+            return out
+        while True:
+            try:
+                out, _ = proc.communicate(timeout=max(0.0, min(_CANCEL_POLL_S, deadline - time.monotonic())))
+                return out
+            except subprocess.TimeoutExpired:
+                if cancel.is_set():
+                    raise Cancelled from None
+                if time.monotonic() >= deadline:
+                    raise
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()

@@ -20,7 +20,8 @@ stage = Stage("parser", progress_stage="parsing", output_topic=topics.PARSED)
 async def on_uploaded(event: DocumentUploaded, store: StoreDep, settings: SettingsDep) -> None:
     """Parse one uploaded document under the consumer contract; emit ``documents.parsed``."""
     report = partial(stage.progress, event)
-    parsed = await stage.run(event, topics.UPLOADED, lambda: parse_and_store(event, store, settings, report))
+    check = stage.deletion_check(event)
+    parsed = await stage.run(event, topics.UPLOADED, lambda: parse_and_store(event, store, settings, report, check))
     if parsed is not None:
         await stage.emit(parsed)
         await stage.progress(parsed, pages_done=parsed.page_count, pages_total=parsed.page_count,

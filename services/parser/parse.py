@@ -7,6 +7,7 @@ service should call it for untrusted uploads (see ``isolation.py``).
 from __future__ import annotations
 
 import re
+import threading
 
 from pydantic import BaseModel, Field
 
@@ -100,11 +101,13 @@ def replace_lone_surrogates(pages: list[PageText]) -> list[str]:
     return notes
 
 
-def parse_document_isolated(data: bytes, filename: str, document_id: str, settings: Settings) -> ParseOutput:
+def parse_document_isolated(data: bytes, filename: str, document_id: str, settings: Settings,
+                            cancel: threading.Event | None = None) -> ParseOutput:
     """``parse_document`` in a child process with ``settings.parse_timeout_s`` (seconds,
     wall clock) and ``settings.parse_memory_limit_bytes`` (RLIMIT_AS, bytes).
 
-    Same arguments and result as ``parse_document``.
+    Same arguments and result as ``parse_document``; ``cancel``: set it to stop the child
+    (``isolation.Cancelled``), e.g. when the document is deleted meanwhile.
 
     Raises:
         DocumentError: as ``parse_document``; plus ``timeout`` (child killed after the
@@ -118,4 +121,5 @@ def parse_document_isolated(data: bytes, filename: str, document_id: str, settin
         (data, filename, document_id, settings),
         timeout_s=settings.parse_timeout_s,
         memory_limit_bytes=settings.parse_memory_limit_bytes,
+        cancel=cancel,
     )

@@ -14,6 +14,12 @@ An event below a recorded offset was published before step 1, and its producer h
 Chroma before publishing it, so the scan of step 2 reflects it. Events from the recorded offsets
 on may be reflected already too; applying them again is harmless, because applying an event
 re-reads its document from Chroma (the state *now*) rather than replaying a change.
+
+A third topic, ``index.switched``, says a rebuild made another index generation current
+(``shared.generation``). Applying it re-reads the generation pointer (again the state now): if it
+names another generation, the keyword index and the language means are loaded from that
+generation's collections — while queries go on using the old ones, under the apply lock so no
+index event slips between — and then the store follows it (:meth:`Follower.switch`).
 """
 from __future__ import annotations
 
@@ -34,23 +40,29 @@ from pydantic import ValidationError
 from services.query.keyword_index import KeywordIndex, Record
 from services.query.langbias import LanguageMeans
 from shared import topics
-from shared.events import DocumentDeleted, DocumentIndexed
+from shared.events import DocumentDeleted, DocumentIndexed, IndexSwitched
+from shared.generation import IndexGeneration
 from shared.settings import Settings
 from shared.vectorstore import LanguageSums, VectorStore
 
 log = logging.getLogger("legco.query.follow")
-FOLLOWED = (topics.INDEXED, topics.DELETED)
+FOLLOWED = (topics.INDEXED, topics.DELETED, topics.INDEX_SWITCHED)
 PAGE = 2000  # chunks per Chroma ``get`` in the full scan
 
 IndexEvent = DocumentIndexed | DocumentDeleted
+SwitchHook = Callable[[IndexGeneration], None]
+"""Called (under the apply lock) with the generation the store now follows: the query service
+takes that generation's embedding model."""
 
 
-def parse_event(topic: str, body: dict[str, Any]) -> IndexEvent:
+def parse_event(topic: str, body: dict[str, Any]) -> IndexEvent | IndexSwitched:
     """The event model of a record of one of the :data:`FOLLOWED` topics.
 
     Raises:
         pydantic.ValidationError: the record is not a valid event of that topic.
     """
+    if topic == topics.INDEX_SWITCHED:
+        return IndexSwitched.model_validate(body)
     return (DocumentIndexed if topic == topics.INDEXED else DocumentDeleted).model_validate(body)
 
 
@@ -89,10 +101,12 @@ class Follower:
         keywords, means: the in-memory state kept in step.
     """
 
-    def __init__(self, vectors: VectorStore, keywords: KeywordIndex, means: LanguageMeans) -> None:
+    def __init__(self, vectors: VectorStore, keywords: KeywordIndex, means: LanguageMeans,
+                 on_switch: SwitchHook | None = None) -> None:
         self.vectors = vectors
         self.keywords = keywords
         self.means = means
+        self.on_switch = on_switch
         self.positions: dict[TopicPartition, int] = {}
         self._apply = threading.Lock()  # a read of Chroma and its update go together
 
@@ -127,9 +141,39 @@ class Follower:
         Raises chromadb errors when Chroma is down."""
         start = time.perf_counter()
         with self._apply:
+            generation = self.vectors.refresh()
             self.keywords.load(self.vectors.iter_chunks(PAGE))
-        log.info("loaded %d chunks of %d documents from Chroma in %.2f s", len(self.keywords.snapshot.ids),
-                 len(self.keywords.document_ids), time.perf_counter() - start)
+            self.means.load(self.vectors.stats_records())
+            if self.on_switch is not None:
+                self.on_switch(generation)
+        log.info("loaded %d chunks of %d documents from Chroma (generation %d) in %.2f s",
+                 len(self.keywords.snapshot.ids), len(self.keywords.document_ids), generation.generation,
+                 time.perf_counter() - start)
+
+    def switch(self) -> bool:
+        """Follow the generation pointer: if it names another generation, load the keyword index
+        and language means from it (the old ones answer queries meanwhile; the load replaces
+        them whole), then move the store to it. Returns whether it switched.
+
+        Raises:
+            chromadb errors when Chroma is down (nothing is changed then).
+        """
+        with self._apply:
+            generation = self.vectors.read_pointer()
+            if generation == self.vectors.generation:
+                return False
+            start = time.perf_counter()
+            target = self.vectors.at(generation)
+            records = list(target.iter_chunks(PAGE))
+            stats = target.stats_records()
+            self.keywords.load(records)
+            self.means.load(stats)
+            self.vectors.use(generation)
+            if self.on_switch is not None:
+                self.on_switch(generation)
+        log.info("switched to index generation %d (%s, %s): %d chunks in %.2f s", generation.generation,
+                 generation.collection, generation.model, len(records), time.perf_counter() - start)
+        return True
 
     # --- events -------------------------------------------------------------------------
     def apply(self, events: Iterable[IndexEvent]) -> float:
@@ -179,12 +223,19 @@ class Follower:
             tp = TopicPartition(r.topic, r.partition)
             self.positions[tp] = max(self.positions.get(tp, 0), r.offset + 1)
 
-    async def apply_with_retry(self, events: list[IndexEvent], retry_s: float = 0.5) -> None:
+    async def apply_with_retry(self, events: list[IndexEvent | IndexSwitched], retry_s: float = 0.5) -> None:
         """:meth:`apply` in a worker thread, retried with backoff (doubling up to 30 s) until
-        Chroma answers: an event is never skipped, the index only lags while Chroma is down."""
+        Chroma answers: an event is never skipped, the index only lags while Chroma is down. A
+        generation switch in the batch is followed first (:meth:`switch`): the batch's other
+        events re-read their documents from the generation that is current then."""
+        switches = any(isinstance(e, IndexSwitched) for e in events)
+        documents = [e for e in events if not isinstance(e, IndexSwitched)]
         while True:
             try:
-                await asyncio.to_thread(self.apply, events)
+                if switches:
+                    await asyncio.to_thread(self.switch)
+                    switches = False
+                await asyncio.to_thread(self.apply, documents)
                 return
             except Exception as e:  # noqa: BLE001 - Chroma down: retried, an event is never skipped
                 log.warning("applying %d events failed (%s: %s); retrying in %.1f s", len(events),
@@ -250,7 +301,7 @@ def subscribe(broker: KafkaBroker, follower: Follower, settings: Settings) -> An
     @sub
     async def on_index_events(body: list[Any], msg: KafkaMessage) -> None:
         records = msg.raw_message if isinstance(msg.raw_message, tuple) else (msg.raw_message,)
-        events = []
+        events: list[IndexEvent | IndexSwitched] = []
         for record, value in zip(records, body, strict=True):
             try:
                 events.append(parse_event(record.topic, value))

@@ -2,7 +2,8 @@
 chunks from ChromaDB and answers (LLM with citations, or extractive); the gateway forwards
 ``/api/v1/query`` here. The keyword index and language means live in memory: loaded from Chroma
 at start (in the background: ``warmup.py``; dense search answers meanwhile), then kept in step by
-the ``documents.indexed`` / ``documents.deleted`` events (``follow.py``). The route is in ``routes.py``.
+the ``documents.indexed`` / ``documents.deleted`` events and, after a rebuild, ``index.switched``
+(``follow.py``). The route is in ``routes.py``.
 Run: ``python -m services.query`` (PORT, default 8104).
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ from services.query.state import QueryState
 from services.query.vector_cache import VectorCache
 from services.query.warmup import warm_up
 from shared.embeddings import EmbeddingClient
+from shared.generation import IndexGeneration
 from shared.http_errors import install_error_handlers
 from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
@@ -39,11 +41,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         """Create the clients and start the warm-up (``warmup.py``): the service answers once the
-        language means are loaded (at most ``query_start_wait_s``), the keyword side follows."""
-        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=EmbeddingClient(settings),
+        language means are loaded (at most ``query_start_wait_s``), the keyword side follows; then
+        it follows the index events (and ``index.switched`` after a rebuild)."""
+        # questions have their own embeddings endpoint when one is set (make up: the e5-query
+        # process), so they never wait behind the embedder's batches
+        embedder = EmbeddingClient(settings, base_url=settings.query_embeddings_base_url or None)
+        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=embedder,
                            cache=VectorCache(), means=LanguageMeans(), params=ScoringParams.from_settings(settings),
                            keywords=KeywordIndex(Lexicon.from_lines([])))
-        follower = Follower(state.vectors, state.keywords, state.means)
+
+        def follow_model(generation: IndexGeneration) -> None:
+            """Questions are embedded with the model the current generation was built with; a new
+            model gets a new client and an empty vector cache (its keys are text hashes)."""
+            if generation.model != state.embedder.settings.embeddings_model:
+                state.embedder = EmbeddingClient(settings.model_copy(update={"embeddings_model": generation.model}),
+                                                 base_url=settings.query_embeddings_base_url or None)
+                state.cache = VectorCache()
+
+        follower = Follower(state.vectors, state.keywords, state.means, on_switch=follow_model)
         subscribe(broker, follower, settings)
         app.state.query = state
         warming = asyncio.create_task(warm_up(state, follower, broker, settings), name="query-warm-up")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from services.splitter.split import split_document
 from shared import storage
+from shared.deletion import Check, never_gone
 from shared.errors import DocumentError
 from shared.events import DocumentChunked, DocumentTablesDone
 from shared.metrics import CHUNKS
@@ -36,7 +37,7 @@ def boundary_checker(settings: Settings) -> BoundaryChecker | None:
 
 
 async def split_and_store(event: DocumentTablesDone, store: ObjectStore, settings: Settings,
-                          report: Report) -> DocumentChunked:
+                          report: Report, check: Check = never_gone) -> DocumentChunked:
     """Chunk one document and store the chunks at ``documents/{id}/chunks.json``.
 
     Idempotent: chunk indexes are deterministic, a redelivery overwrites ``chunks.json``.
@@ -44,6 +45,7 @@ async def split_and_store(event: DocumentTablesDone, store: ObjectStore, setting
     Raises:
         DocumentError: ``empty`` when no chunk has text (the document is failed).
         KeyError: the pages object is missing (retried, then dead-lettered).
+        DocumentGone: ``check`` found the document deleted before the chunks were written.
     """
     doc_id = event.document_id
     await report()
@@ -52,6 +54,7 @@ async def split_and_store(event: DocumentTablesDone, store: ObjectStore, setting
                                         boundary_checker(settings))
     if not chunk_set.chunks:
         raise DocumentError("No text to index was found in the document.", "empty")
+    await check(force=True)
     await asyncio.to_thread(store.put_json, storage.chunks_key(doc_id), chunk_set)
     CHUNKS.labels("splitting").inc(len(chunk_set.chunks))
     return DocumentChunked(document_id=doc_id, department=event.department, visibility=event.visibility,

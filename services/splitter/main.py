@@ -24,7 +24,8 @@ INPUT_TOPIC = stage.settings.splitter_input_topic
 async def on_tables(event: DocumentTablesDone, store: StoreDep, settings: SettingsDep) -> None:
     """Chunk one document under the consumer contract; emit ``documents.chunked``."""
     report = partial(stage.progress, event)
-    chunked = await stage.run(event, INPUT_TOPIC, lambda: split_and_store(event, store, settings, report))
+    check = stage.deletion_check(event)
+    chunked = await stage.run(event, INPUT_TOPIC, lambda: split_and_store(event, store, settings, report, check))
     if chunked is not None:
         await stage.emit(chunked)
         await stage.progress(chunked, pages_done=chunked.page_count, pages_total=chunked.page_count,

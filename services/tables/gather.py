@@ -24,6 +24,7 @@ from services.tables.assemble import apply_page_results
 from services.tables.handle import tables_done
 from services.tables.page_result import PageResult
 from shared import storage
+from shared.deletion import Check, never_gone
 from shared.events import DocumentParsed, DocumentTablesDone, PageTablesDone
 from shared.models import ParsedDocument
 from shared.storage import ObjectStore
@@ -102,27 +103,35 @@ async def gather_page(event: PageTablesDone, store: ObjectStore, state: GatherSt
     return done
 
 
-def _finish(store: ObjectStore, document_id: str, page_count: int) -> DocumentTablesDone:
+def _assemble(store: ObjectStore, document_id: str, page_count: int) -> tuple[DocumentParsed, ParsedDocument]:
     job = DocumentParsed.model_validate(store.get_json(storage.tables_job_key(document_id)))
     parsed = ParsedDocument.model_validate(store.get_json(job.pages_key))
     results = [PageResult.model_validate(store.get_json(storage.page_result_key(document_id, n)))
                for n in range(1, page_count + 1)]
-    key = storage.tables_parsed_key(document_id)
-    store.put_json(key, apply_page_results(parsed, results))
-    return tables_done(job, key)
+    return job, apply_page_results(parsed, results)
 
 
-async def finish_document(event: PageTablesDone, store: ObjectStore) -> DocumentTablesDone:
+async def finish_document(event: PageTablesDone, store: ObjectStore, check: Check = never_gone) -> DocumentTablesDone:
     """Attach the tables of every page (1..``page_count``) to the parser's pages, store the
     result at ``storage.tables_parsed_key`` and describe it.
 
     Idempotent: a second run overwrites the same object. Raises ``KeyError`` when the job or
-    a page result is missing (retried, then dead-lettered).
+    a page result is missing (retried, then dead-lettered); ``DocumentGone`` when ``check``
+    finds the document deleted before the write.
     """
-    return await asyncio.to_thread(_finish, store, event.document_id, event.page_count)
+    job, annotated = await asyncio.to_thread(_assemble, store, event.document_id, event.page_count)
+    key = storage.tables_parsed_key(event.document_id)
+    await check(force=True)
+    await asyncio.to_thread(store.put_json, key, annotated)
+    return tables_done(job, key)
 
 
-async def mark_gathered(store: ObjectStore, state: GatherState, document_id: str) -> None:
-    """Write the document's done-marker and stop tracking it (after its event was emitted)."""
+async def mark_gathered(store: ObjectStore, state: GatherState, document_id: str,
+                        check: Check = never_gone) -> None:
+    """Write the document's done-marker and stop tracking it (after its event was emitted);
+    nothing is written for a document deleted meanwhile (``check`` raises ``DocumentGone``)."""
+    try:
+        await check(force=True)
+    finally:
+        state.forget(document_id)
     await asyncio.to_thread(store.put_bytes, storage.tables_done_key(document_id), b"done")
-    state.forget(document_id)

@@ -23,6 +23,7 @@ from services.tables.plumber_pool import PlumberPool
 from services.tables.render import may_hold_table, render_png, sha256
 from services.tables.vision import VisionClient
 from shared import storage
+from shared.deletion import Check, never_gone
 from shared.events import DocumentParsed, DocumentTablesDone, PageTablesDone, PageWork
 from shared.metrics import (
     PAGE_LATENCY,
@@ -69,15 +70,18 @@ def tables_done(event: DocumentParsed, pages_key: str) -> DocumentTablesDone:
                               scanned_pages=list(event.scanned_pages), warnings=list(event.warnings))
 
 
-async def plan_document(event: DocumentParsed, store: ObjectStore) -> list[PageWork] | DocumentTablesDone:
+async def plan_document(event: DocumentParsed, store: ObjectStore,
+                        check: Check = never_gone) -> list[PageWork] | DocumentTablesDone:
     """The page work of a parsed PDF (pages 1..``page_count``), after storing ``event`` as the
     document's table job (``storage.tables_job_key``; the gatherer reads it when all pages are
     done); for DOCX/TXT the ``DocumentTablesDone`` itself, with the parser's ``pages_key``.
 
-    Idempotent: a redelivery overwrites the job and yields the same page work.
+    Idempotent: a redelivery overwrites the job and yields the same page work. Raises
+    ``DocumentGone`` when ``check`` finds the document deleted before the job is written.
     """
     if event.file_type != "pdf" or not event.page_pdf_prefix:
         return tables_done(event, event.pages_key)
+    await check(force=True)
     await asyncio.to_thread(store.put_json, storage.tables_job_key(event.document_id), event)
     scanned = set(event.scanned_pages)
     return [PageWork(document_id=event.document_id, department=event.department, visibility=event.visibility,
@@ -127,7 +131,7 @@ async def vision_answer(work: PageWork, png: bytes | None, store: ObjectStore,
 
 
 async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool, vision: VisionClient | None,
-                       parsed_pages: ParsedPages, raster_dpi: int) -> PageTablesDone:
+                       parsed_pages: ParsedPages, raster_dpi: int, check: Check = never_gone) -> PageTablesDone:
     """Find the tables of one page, store its ``PageResult`` and describe it.
 
     The page is rendered (``raster_dpi`` dots per inch) only for the vision path: ``vision``
@@ -135,7 +139,8 @@ async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool,
 
     Idempotent: a redelivery overwrites the same result object (vision answers come from the
     cache). Raises ``KeyError`` when the parser's pages object is missing (retried, then
-    dead-lettered); a missing page PDF only means no tables from that page.
+    dead-lettered); a missing page PDF only means no tables from that page. ``check`` is asked
+    before the vision call and before the result is written (``DocumentGone``: deleted).
     """
     doc_id = work.document_id
     start = time.perf_counter()
@@ -150,6 +155,8 @@ async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool,
         except KeyError:  # the parser could not split this page out: no tables from it
             log.warning("page PDF %s missing; no tables from it", work.page_pdf_key)
     png = await asyncio.to_thread(_png_for_vision, pdf, scanned, raster_dpi) if vision is not None else None
+    if png is not None:
+        await check()
     answer, error, cached = await vision_answer(work, png, store, vision)
     result: PageResult = await asyncio.to_thread(
         build_page_result, None if scanned else pdf, work.page_number, text, scanned, answer, error,
@@ -161,6 +168,7 @@ async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool,
     if n_tables:
         TABLES_FOUND.labels(result.table_source).inc(n_tables)
     key = storage.page_result_key(doc_id, work.page_number)
+    await check(force=True)
     await asyncio.to_thread(store.put_json, key, result)
     PAGES.labels("tables", work.department).inc()
     PAGE_LATENCY.labels(result.table_source).observe(time.perf_counter() - start)

@@ -13,10 +13,14 @@ The work is in ``handle.py`` and ``gather.py``, the clients in ``clients.py``. R
 """
 from __future__ import annotations
 
+import contextlib
+
 from services.tables.clients import GatherDep, ParsedPagesDep, PlumberDep, VisionDep, open_clients
 from services.tables.gather import ForgetOnRebalance, finish_document, gather_page, mark_gathered
 from services.tables.handle import plan_document, process_page
 from shared import topics
+from shared.deletion import DeletionCheck
+from shared.errors import DocumentGone
 from shared.events import DocumentParsed, PageTablesDone, PageWork
 from shared.stage import SettingsDep, Stage, StoreDep
 
@@ -25,12 +29,25 @@ page_pub = stage.broker.publisher(topics.TABLE_PAGES)
 page_done_pub = stage.broker.publisher(topics.TABLE_PAGE_DONE)
 
 
+async def _still_live(check: DeletionCheck) -> bool:
+    """False once the document is deleted (throttled); True when MinIO cannot be asked — the page
+    work is published on, and each page worker asks again before it writes anything."""
+    try:
+        return await check.alive()
+    except Exception:  # noqa: BLE001 - a store outage must not break off a fan-out half-way
+        return True
+
+
 @stage.subscriber(topics.PARSED, group="tables-fanout")
 async def on_parsed(event: DocumentParsed, store: StoreDep) -> None:
-    """Fan a parsed PDF out, one ``PageWork`` per page; a DOCX/TXT document is done at once."""
-    planned = await stage.run(event, topics.PARSED, lambda: plan_document(event, store))
+    """Fan a parsed PDF out, one ``PageWork`` per page (stopping if the document is deleted
+    meanwhile); a DOCX/TXT document is done at once."""
+    check = stage.deletion_check(event)
+    planned = await stage.run(event, topics.PARSED, lambda: plan_document(event, store, check))
     if isinstance(planned, list):
         for work in planned:
+            if not await _still_live(check):
+                break
             await page_pub.publish(work, key=f"{work.document_id}:{work.page_number}".encode())
     elif planned is not None:
         await stage.emit(planned)
@@ -40,8 +57,9 @@ async def on_parsed(event: DocumentParsed, store: StoreDep) -> None:
 async def on_page(work: PageWork, store: StoreDep, plumber: PlumberDep, vision: VisionDep,
                   parsed_pages: ParsedPagesDep, settings: SettingsDep) -> None:
     """Find one page's tables under the consumer contract; tell the gatherer."""
+    check = stage.deletion_check(work)
     done = await stage.run(work, topics.TABLE_PAGES, lambda: process_page(
-        work, store, plumber, vision, parsed_pages, settings.raster_dpi))
+        work, store, plumber, vision, parsed_pages, settings.raster_dpi, check))
     if done is not None:
         await page_done_pub.publish(done, key=done.document_id.encode())
 
@@ -57,10 +75,12 @@ async def on_page_done(event: PageTablesDone, store: StoreDep, gather: GatherDep
                          scanned_pages=[event.page_number] if event.scanned else [])
     if len(done) < event.page_count:
         return
-    tables = await stage.run(event, topics.TABLE_PAGE_DONE, lambda: finish_document(event, store))
+    check = stage.deletion_check(event)
+    tables = await stage.run(event, topics.TABLE_PAGE_DONE, lambda: finish_document(event, store, check))
     if tables is not None:
         await stage.emit(tables)
-        await mark_gathered(store, gather, event.document_id)
+        with contextlib.suppress(DocumentGone):  # deleted meanwhile: no marker (the splitter drops it)
+            await mark_gathered(store, gather, event.document_id, check)
 
 
 app = stage.app

@@ -9,6 +9,7 @@ import pytest
 from faststream.kafka import TestKafkaBroker
 
 from services.embedder.batcher import FairBatcher
+from services.embedder.generations import Generations
 from shared import storage, topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, DocumentIndexed, DocumentParsed, DocumentTablesDone, DocumentUploaded
@@ -39,9 +40,16 @@ def svc(settings):
     parser.stage.provide(settings=settings, store=store)
     splitter.stage.provide(settings=settings, store=store)
     client = EmbeddingClient(settings)
-    embedder.stage.provide(settings=settings, store=store, vectors=VectorStore(settings), embedder=client,
-                           batcher=FairBatcher(client.embed_passages, settings.embeddings_batch_size))
+    vectors, batcher = VectorStore(settings), FairBatcher(client.embed_passages, settings.embeddings_batch_size)
+    embedder.stage.provide(settings=settings, store=store, vectors=vectors, embedder=client, batcher=batcher,
+                           generations=Generations(settings, vectors, batcher))
     return parser, splitter, embedder
+
+
+def use_batcher(embedder, batcher: FairBatcher) -> None:
+    """Hand the embedder ``batcher`` (its default model's request stream) instead."""
+    s = embedder.stage.settings
+    embedder.stage.provide(batcher=batcher, generations=Generations(s, embedder.stage.client("vectors"), batcher))
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +161,7 @@ async def test_embedder_dead_letters_a_bug_after_bounded_retries(svc, settings, 
     async def broken(texts: list[str]) -> list[list[float]]:
         raise RuntimeError("a bug in the embedding path")
 
-    embedder.stage.provide(batcher=FairBatcher(broken, 8))
+    use_batcher(embedder, FairBatcher(broken, 8))
     try:
         async with TestKafkaBroker(embedder.stage.broker) as br:
             await br.publish(chunked_event(doc_id), topics.CHUNKED)
@@ -161,7 +169,7 @@ async def test_embedder_dead_letters_a_bug_after_bounded_retries(svc, settings, 
             embedder.stage.pubs.output.mock.assert_not_called()  # nothing indexed: no documents.indexed
             last = embedder.stage.pubs.progress.mock.call_args.args[0]
     finally:
-        embedder.stage.provide(batcher=good)
+        use_batcher(embedder, good)
     assert dead["attempts"] == settings.handler_max_attempts and dead["source_topic"] == topics.CHUNKED
     assert dead["payload"]["document_id"] == doc_id
     assert last["status"] == "failed" and "dead-letter" in last["error"]
@@ -173,15 +181,16 @@ async def test_embedder_waits_out_an_unreachable_endpoint_then_dead_letters_past
     doc_id = one_chunk_document(store)
     good, good_settings = embedder.stage.client("batcher"), embedder.stage.settings
     down = EmbeddingClient(Settings(embeddings_base_url="http://127.0.0.1:9/v1", client_retry_attempts=1))
-    embedder.stage.provide(batcher=FairBatcher(down.embed_passages, 8),
-                           settings=settings.model_copy(update={"outage_limit_s": 1.0, "outage_retry_base_s": 0.1}))
+    use_batcher(embedder, FairBatcher(down.embed_passages, 8))
+    embedder.stage.provide(settings=settings.model_copy(update={"outage_limit_s": 1.0, "outage_retry_base_s": 0.1}))
     try:
         async with TestKafkaBroker(embedder.stage.broker) as br:
             await br.publish(chunked_event(doc_id), topics.CHUNKED)
             progress = [c.args[0] for c in embedder.stage.pubs.progress.mock.call_args_list]
             embedder.stage.pubs.dead_letter.mock.assert_called_once()
     finally:
-        embedder.stage.provide(batcher=good, settings=good_settings)
+        use_batcher(embedder, good)
+        embedder.stage.provide(settings=good_settings)
     assert [p["waiting_for"] for p in progress if p.get("waiting_for")] == ["the embeddings endpoint"]
     last = progress[-1]
     assert last["status"] == "failed" and "the embeddings endpoint could not be reached" in last["error"]

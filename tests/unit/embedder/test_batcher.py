@@ -1,5 +1,6 @@
-"""FairBatcher: requests mix departments text by text, vectors come back in order, an endpoint
-error reaches only the callers with a text in the failed request."""
+"""FairBatcher: requests mix departments text by text, vectors come back in order, requests are
+bounded by texts and by tokens, an endpoint error reaches only the callers with a text in the
+failed request."""
 from __future__ import annotations
 
 import asyncio
@@ -12,10 +13,12 @@ from services.embedder.batcher import FairBatcher
 class Endpoint:
     def __init__(self, fail_on: str | None = None) -> None:
         self.requests: list[list[str]] = []
+        self.tokens: list[list[int]] = []
         self.fail_on = fail_on
 
-    async def __call__(self, texts: list[str]) -> list[list[float]]:
+    async def __call__(self, texts: list[str], tokens: list[int] | None = None) -> list[list[float]]:
         self.requests.append(list(texts))
+        self.tokens.append(list(tokens or []))
         await asyncio.sleep(0.01)
         if self.fail_on and self.fail_on in texts:
             raise ConnectionError("endpoint down")
@@ -52,3 +55,25 @@ async def test_failure_reaches_only_callers_in_the_failed_request():
     with pytest.raises(ConnectionError):
         await b.embed_passages(["bad", "y"], key="B")
     assert len(await ok) == 2
+
+
+async def test_requests_bounded_by_tokens_a_long_text_alone():
+    ep = Endpoint()
+    b = FairBatcher(ep, max_texts=10, max_tokens=100)
+    texts = [f"t{i}" for i in range(6)]
+    tokens = [40, 40, 40, 150, 10, 10]
+    out = await b.embed_passages(texts, tokens, key="A")
+    assert len(out) == 6
+    assert ep.requests == [["t0", "t1"], ["t2"], ["t3"], ["t4", "t5"]]   # 80, 40 (+150 > 100), 150 alone, 20
+    assert ep.tokens == [[40, 40], [40], [150], [10, 10]]                # the counts reach the endpoint
+
+
+async def test_token_bound_keeps_the_departments_turn():
+    ep = Endpoint()
+    b = FairBatcher(ep, max_texts=10, max_tokens=100)
+    a = asyncio.create_task(b.embed_passages(["a0", "a1", "a2"], [60, 60, 60], key="A"))
+    bb = asyncio.create_task(b.embed_passages(["b0", "b1"], [30, 30], key="B"))
+    await asyncio.gather(a, bb)
+    # A's first text starts the first request, B's fits beside it; A's next text (60) does not
+    # fit and starts the next request, again with B beside it
+    assert ep.requests == [["a0", "b0"], ["a1", "b1"], ["a2"]]

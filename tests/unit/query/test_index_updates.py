@@ -17,6 +17,7 @@ from services.query.langbias import LanguageMeans
 from services.query.lexicon import Lexicon, load_lexicon
 from shared import topics
 from shared.events import DocumentDeleted, DocumentIndexed
+from shared.generation import IndexGeneration, default_generation
 
 TEXTS = {
     "a" * 32: ["私人土地業主可選擇按《收回土地條例》申索法定補償，或接受政府的特惠土地補償。",
@@ -172,6 +173,9 @@ class FakeVectors:
 
     def document_stats(self, doc_id: str):
         return {lang: (v, n) for _, lang, v, n in self.stats.get(doc_id, [])}
+
+    def refresh(self) -> IndexGeneration:
+        return default_generation("legco_chunks", "e5")
 
 
 def indexed(doc_id: str, ts: str) -> DocumentIndexed:

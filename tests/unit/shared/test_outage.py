@@ -54,6 +54,9 @@ def test_dependency_of_follows_causes() -> None:
 
 class Store:
     def exists(self, key: str) -> bool:
+        return not key.startswith("tombstones/")
+
+    def document_live(self, document_id: str) -> bool:
         return True
 
 
@@ -113,6 +116,26 @@ async def test_an_outage_past_the_limit_is_dead_lettered_naming_the_dependency()
         last = stage.pubs.progress.mock.call_args.args[0]
         stage.pubs.dead_letter.mock.assert_called_once()
     assert last["status"] == "failed" and "MinIO could not be reached" in last["error"]
+
+
+async def test_after_an_outage_past_the_limit_the_stage_takes_work_again() -> None:
+    stage = _stage(outage_limit_s=0.05)
+    down = True
+
+    async def work() -> str:
+        if down:
+            await asyncio.sleep(0.01)
+            raise DependencyError("the embeddings endpoint")
+        return "done"
+
+    async with TestKafkaBroker(stage.broker):
+        assert await stage.run(EVENT, "t", work) is None
+        assert stage.outages.clear.is_set()  # the gate is open: later events (a replay) are dispatched
+        assert await stage.run(EVENT, "t", work) is None  # still down: past the limit at once
+        assert stage.pubs.dead_letter.mock.call_count == 2
+        down = False
+        assert await stage.run(EVENT, "t", work) == "done"  # back: the replayed event goes through
+    assert stage.outages.since == {} and stage.outages.clear.is_set()
 
 
 def _record(status: str) -> DocumentRecord:
