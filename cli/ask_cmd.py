@@ -3,12 +3,10 @@ its sources."""
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
-import sys
 from typing import Any
 
 from cli import api
+from cli.output import show
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,13 +63,4 @@ async def _ask(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; exit code 1 on an API error."""
-    try:
-        resp = asyncio.run(_ask(args))
-    except api.ApiError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(resp, ensure_ascii=False, indent=2))
-    else:
-        print_answer(resp, args.url)
-    return 0
+    return show(_ask(args), args.json, lambda resp: print_answer(resp, args.url))

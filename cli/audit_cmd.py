@@ -3,8 +3,6 @@ first (needs an admin key): time, key prefix, department, action, target, result
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import sys
 from typing import Any
 
@@ -12,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cli import api
+from cli.output import show
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,13 +45,4 @@ async def _audit(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the entries; exit code 1 on an API error (400 for a bad --since, 403 not an admin key)."""
-    try:
-        body = asyncio.run(_audit(args))
-    except api.ApiError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(body, ensure_ascii=False, indent=2))
-    else:
-        print_entries(body)
-    return 0
+    return show(_audit(args), args.json, print_entries)

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import sys
 from typing import Any
 
@@ -11,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from cli import api
+from cli.output import show
 from shared.settings import ClientSettings
 
 
@@ -49,13 +48,4 @@ async def _docs(url: str, settings: ClientSettings) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; exit code 1 on an API error."""
-    try:
-        listing = asyncio.run(_docs(args.url, args.client))
-    except api.ApiError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(listing, ensure_ascii=False, indent=2))
-    else:
-        print_documents(listing)
-    return 0
+    return show(_docs(args.url, args.client), args.json, print_documents)
