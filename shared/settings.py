@@ -171,6 +171,9 @@ class Settings(BaseSettings):
     # small events (MinIO keys), so reading far ahead costs little and lets the department-fair
     # dispatch see another department's paper behind a bulk upload.
     stage_max_buffered: int = 10_000
+    # Departments a stage serves at once (shared/workqueue.py, ``lanes``): a department with
+    # nothing running starts beside another department's long paper instead of behind it.
+    stage_lanes: int = 2
     # Documents the embedder works on at once; their texts share one request stream, one text
     # per department in turn (services/embedder/batcher.py).
     embedder_concurrency: int = 4

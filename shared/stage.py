@@ -152,14 +152,15 @@ class Stage:
 
         The handler (first parameter the event, further parameters clients from the context)
         runs through a ``WorkQueue``: the consumer reads ahead, the queue starts the work of the
-        departments in turn (first-in, first-out within one), ``concurrency`` at a time, and
+        departments in turn (first-in, first-out within one), ``concurrency`` at a time per
+        department and up to ``stage_lanes`` departments at once, and
         commits each partition's offset once every record before it is done (at-least-once,
         as the handlers are idempotent). ``serial(event)`` names events that must not run at
         once (default: those of one document, so a redelivered event never races its first
         copy); ``listener`` is called on rebalances after the queue dropped the revoked
         partitions' records.
         """
-        queue = WorkQueue(f"{self.service}:{topic}", concurrency=concurrency,
+        queue = WorkQueue(f"{self.service}:{topic}", concurrency=concurrency, lanes=self._settings.stage_lanes,
                           max_buffered=self._settings.stage_max_buffered, gate=self.outages.clear)
         self.queues.append(queue)
         kwargs.setdefault("max_poll_records", 50)

@@ -6,8 +6,9 @@ papers sits in front of another department's single paper at every stage. A stag
 its work through a ``WorkQueue`` instead reads ahead (the records are small events: MinIO keys,
 never page texts), keeps the records it has read in one queue per *fair key* (the department),
 and starts the next piece of work from the keys in turn (round-robin), first-in, first-out
-within a key. So a department's first paper waits behind at most one paper of each other
-department, whatever their backlog.
+within a key. A department with nothing running may start beside the running work (up to
+``lanes`` departments at once), so a department's first paper does not even wait for the
+paper another department's bulk upload has running: the two share the stage's CPU.
 
 Committing stays at-least-once: records finish out of order, so the offset committed for a
 partition is the offset of its earliest record still queued or running (``OffsetTracker``). A
@@ -111,12 +112,15 @@ class _Lanes:
             self.order.append(job.key)
         self.queues[job.key].append(job)
 
-    def pop(self, busy: set[Hashable]) -> Job | None:
-        """The head job of the next key in turn whose head is not serialised behind a running
-        job (``busy`` holds the running jobs' serial keys); rotates the turn."""
+    def pop(self, busy: set[Hashable], may_start: Callable[[Hashable], bool] = lambda key: True) -> Job | None:
+        """The head job of the next key in turn that ``may_start`` and whose head is not
+        serialised behind a running job (``busy`` holds the running jobs' serial keys); rotates
+        the turn."""
         for _ in range(len(self.order)):
             key = self.order[0]
             self.order.rotate(-1)
+            if not may_start(key):
+                continue
             q = self.queues[key]
             for i, job in enumerate(q):
                 if job.serial is None or job.serial not in busy:
@@ -151,15 +155,21 @@ class WorkQueue:
     Args:
         name: for logs.
         concurrency: pieces of work running at once (each is one record's handler).
+        lanes: fair keys served at once. A key with nothing running may start one piece of
+            work even when ``concurrency`` pieces run, while fewer than ``lanes`` keys run: a
+            department's paper starts at once beside another department's long one, instead
+            of waiting for it to end (the two share the stage's CPU). A key never runs more
+            than ``concurrency`` at once; one key alone runs exactly as without lanes.
         max_buffered: records held (queued + running) before the partitions are paused.
         gate: new work starts only while it is set (the stage's "no outage" event); work that is
             running goes on.
     """
 
-    def __init__(self, name: str, *, concurrency: int = 1, max_buffered: int = 10_000,
+    def __init__(self, name: str, *, concurrency: int = 1, lanes: int = 2, max_buffered: int = 10_000,
                  gate: asyncio.Event | None = None) -> None:
         self.name = name
         self.concurrency = max(1, concurrency)
+        self.lanes = max(1, lanes)
         self.max_buffered = max(1, max_buffered)
         self._lanes = _Lanes()
         self._tracker = OffsetTracker()
@@ -220,9 +230,9 @@ class WorkQueue:
                 await self._gate.wait()  # a dependency is down: start nothing new until it is back
                 continue
             started = False
-            while len(self._running) < self.concurrency:
+            while True:
                 busy = {j.serial for j in self._running.values() if j.serial is not None}
-                job = self._lanes.pop(busy)
+                job = self._lanes.pop(busy, self._may_start)
                 if job is None:
                     break
                 task = asyncio.get_running_loop().create_task(self._run(job))
@@ -231,6 +241,17 @@ class WorkQueue:
             if not started:
                 self._wake.clear()
                 await self._wake.wait()
+
+    def _may_start(self, key: Hashable) -> bool:
+        """Whether a job of ``key`` may start now (``concurrency`` and ``lanes``, see the class)."""
+        per_key: dict[Hashable, int] = {}
+        for j in self._running.values():
+            per_key[j.key] = per_key.get(j.key, 0) + 1
+        if per_key.get(key, 0) >= self.concurrency:
+            return False
+        if len(self._running) < self.concurrency:
+            return True
+        return key not in per_key and len(per_key) < self.lanes
 
     async def _run(self, job: Job) -> None:
         try:

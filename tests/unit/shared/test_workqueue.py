@@ -133,3 +133,60 @@ async def test_serial_key_never_runs_two_jobs_of_one_document_at_once():
         await q.submit(Job(("t", 0), i, "A", work(doc), serial=doc))
     await q.drain()
     assert overlap == []
+
+
+async def test_another_department_starts_beside_a_long_job_and_one_department_keeps_its_limit():
+    q = WorkQueue("t", concurrency=1, lanes=2)
+    q.attach(FakeConsumer())
+    release = asyncio.Event()
+    running: set[str] = set()
+    most: list[int] = []
+    started: list[str] = []
+
+    def work(name):
+        async def run():
+            started.append(name)
+            running.add(name)
+            most.append(sum(1 for r in running if r[0] == name[0]))
+            if name == "A0":
+                await release.wait()          # a long paper of department A
+            else:
+                await asyncio.sleep(0.01)
+            running.discard(name)
+        return run
+
+    for i in range(3):
+        await q.submit(Job(("t", 0), i, "A", work(f"A{i}")))
+    await asyncio.sleep(0.02)
+    await q.submit(Job(("t", 1), 0, "B", work("B0")))
+    await q.submit(Job(("t", 2), 0, "C", work("C0")))
+    await asyncio.sleep(0.1)
+    # B starts at once beside A0 (a second lane), C once B is done (two lanes); A1 waits for A0
+    assert started == ["A0", "B0", "C0"] and "A1" not in started
+    release.set()
+    await q.drain()
+    assert max(most) == 1                     # no department ever ran two at once
+    assert [s for s in started if s[0] == "A"] == ["A0", "A1", "A2"]
+
+
+async def test_one_lane_is_the_plain_concurrency_limit():
+    q = WorkQueue("t", concurrency=1, lanes=1)
+    q.attach(FakeConsumer())
+    release = asyncio.Event()
+    started: list[str] = []
+
+    def work(name):
+        async def run():
+            started.append(name)
+            if name == "A0":
+                await release.wait()
+        return run
+
+    await q.submit(Job(("t", 0), 0, "A", work("A0")))
+    await asyncio.sleep(0.02)
+    await q.submit(Job(("t", 1), 0, "B", work("B0")))
+    await asyncio.sleep(0.05)
+    assert started == ["A0"]
+    release.set()
+    await q.drain()
+    assert started == ["A0", "B0"]
