@@ -15,7 +15,7 @@ bash scripts/deps.sh browser
 status=0
 if [ "$what" = all ] || [ "$what" = python ]; then
   bash scripts/lint.sh || status=$?
-  "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 tests || status=$?
+  "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 --durations=25 tests || status=$?
 fi
 if [ "$what" = all ] || [ "$what" = frontend ]; then
   if [ -f frontend/package.json ]; then (cd frontend && npm test --silent) || status=$?; fi
