@@ -19,9 +19,10 @@
 # factor min(3, brokers) and min.insync.replicas 2 with three; every service gets the whole
 # bootstrap list. The layouts keep separate data: switching starts from empty topics (documents,
 # vectors and the registry are in MinIO and Chroma; let ingest finish before switching).
-# INGEST_NICE (0-19, default 10): the niceness of the ingest side (the e5 process of the embedder,
-# parser, table stage, splitter, embedder), so on a busy machine the scheduler gives the query
-# path (gateway, query service, e5-query, Chroma) the CPU first: a question waits for no batch.
+# INGEST_NICE (0-19, default 10): the niceness of the ingest side (the e5 process of the embedder
+# and the embedder; the parser, table stage and splitter 5 more), so on a busy machine the
+# scheduler gives the query path (gateway, query service, e5-query, Chroma) the CPU first: a
+# question waits for no batch.
 # LEGCO_INFRA=external: Kafka, MinIO and Chroma run elsewhere (e.g. testcontainers when a
 # Docker engine exists); give KAFKA_BOOTSTRAP, MINIO_ENDPOINT, MINIO_ACCESS_KEY, MINIO_SECRET_KEY,
 # CHROMA_HOST, CHROMA_PORT.
@@ -54,7 +55,11 @@ TABLES_WORKERS=${TABLES_WORKERS:-${VISION_WORKERS:-1}}
 if ! [[ "$TABLES_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] TABLES_WORKERS (VISION_WORKERS) must be 1..10" >&2; exit 2; fi
 INGEST_NICE=${INGEST_NICE:-10}
 if ! [[ "$INGEST_NICE" =~ ^([0-9]|1[0-9])$ ]]; then echo "[stack] INGEST_NICE must be 0..19" >&2; exit 2; fi
-ingest="nice -n $INGEST_NICE "  # prefix of the ingest side's commands
+ingest="nice -n $INGEST_NICE "  # prefix of the embedding side's commands (e5, embedder)
+# The stages before the embedder run 5 steps nicer still: the embedder is the pipeline's
+# bottleneck, so the CPU the parser, table stage and splitter of a bulk upload take from e5 only
+# grows their backlog, and slows every department's embedding (bench/fairness.py).
+upstream="nice -n $(( INGEST_NICE + 5 > 19 ? 19 : INGEST_NICE + 5 )) "
 infra=${LEGCO_INFRA:-native}
 if [ "$infra" = external ]; then
   : "${KAFKA_BOOTSTRAP:?}" "${MINIO_ENDPOINT:?}" "${CHROMA_HOST:?}" "${CHROMA_PORT:?}"
@@ -119,7 +124,7 @@ supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
 serverurl=unix://$sock
 
 [program:tables]
-command=$ingest$venv/bin/python -m services.tables
+command=$upstream$venv/bin/python -m services.tables
 process_name=%(program_name)s-%(process_num)d
 numprocs=$TABLES_WORKERS
 environment=$common_env,PORT="${TABLES_PORT_PREFIX}%(process_num)d",LEGCO_WORKER="%(process_num)d"
@@ -144,7 +149,8 @@ CONF
     port=${svc#*:}; svc=${svc%%:*}
     local env="$common_env,PORT=\"$port\""
     if [ "$svc" = query ]; then env="$env,QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\""; fi
-    local run=$ingest; if [ "$svc" = query ]; then run=""; fi
+    local run=$upstream
+    case "$svc" in query) run="" ;; embedder) run=$ingest ;; esac
     program "$svc" 30 "$run$venv/bin/python -m services.$svc" "$env"
   done
 } > "$conf")

@@ -2,11 +2,14 @@
 
 The embedder works on several documents at once (its subscriber's ``WorkQueue`` concurrency).
 Each of them hands its texts to the ``FairBatcher`` a slice at a time; the batcher forms each
-request to the embeddings endpoint from the waiting slices, taking one text at a time from the
-departments in turn (and, within a department, from its documents in turn) up to
-``max_texts`` texts and ``max_tokens`` e5 tokens (a longer text goes alone). So while one
-department's 64-page paper is being embedded, another department's paper gets every other text
-of every request instead of waiting for the first to finish, and the endpoint always has a full
+request to the embeddings endpoint from the waiting slices, up to ``max_texts`` texts and
+``max_tokens`` e5 tokens (a longer text goes alone), one text at a time from the department
+that has been served the fewest tokens lately (least attained service: the tokens each
+department was given, halved every ``half_life_s`` seconds; ties in turn), the department's
+oldest slice first. So a department that arrives while another's bulk upload is being embedded
+gets the next requests to itself until it has caught up, instead of waiting behind the bulk or
+getting every other text; two departments uploading alike share alike; and a department served
+a lot is not starved for long, since what it was given fades. The endpoint always has a full
 request when there is work.
 
 Requests are sent one after another (``in_flight`` at a time): the local e5 server computes one
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -56,12 +60,16 @@ class FairBatcher:
         max_texts: texts per request (``EMBEDDINGS_BATCH_SIZE``).
         in_flight: requests outstanding at once.
         max_tokens: e5 tokens per request (``EMBEDDINGS_BATCH_TOKENS``; ``None``: no bound).
+        half_life_s: seconds after which the tokens a department was served count half.
     """
 
-    def __init__(self, embed: EmbedFn, max_texts: int, in_flight: int = 1, max_tokens: int | None = None) -> None:
+    def __init__(self, embed: EmbedFn, max_texts: int, in_flight: int = 1, max_tokens: int | None = None,
+                 half_life_s: float = 60.0) -> None:
         self._embed = embed
         self.max_texts = max(1, max_texts)
         self.max_tokens = max_tokens
+        self.half_life_s = max(1e-3, half_life_s)
+        self._served: dict[Hashable, tuple[float, float]] = {}  # key -> (tokens, at time.monotonic())
         self._sem = asyncio.Semaphore(max(1, in_flight))
         self._queues: dict[Hashable, deque[_Slice]] = {}
         self._turn: deque[Hashable] = deque()
@@ -94,19 +102,32 @@ class FairBatcher:
         if self._loop_task is None or self._loop_task.done():
             self._loop_task = asyncio.get_running_loop().create_task(self._run(), name="fair-batcher")
 
+    def attained(self, key: Hashable, now: float | None = None) -> float:
+        """Tokens served to ``key`` lately (each halved every ``half_life_s`` seconds since)."""
+        now = time.monotonic() if now is None else now
+        tokens, at = self._served.get(key, (0.0, now))
+        return float(tokens * 0.5 ** ((now - at) / self.half_life_s))
+
+    def _charge(self, key: Hashable, tokens: int, now: float) -> None:
+        self._served[key] = (self.attained(key, now) + tokens, now)
+
     def _next_request(self) -> list[tuple[_Slice, int]]:
-        """(slice, text index) pairs of the next request: one text per department in turn, the
-        department's oldest slice with texts left first, until the request is full (texts or
-        tokens: the request ends before the first text in turn that does not fit)."""
+        """(slice, text index) pairs of the next request: one text at a time from the waiting
+        department served the fewest tokens lately (ties: in turn), its oldest slice with texts
+        left first, until the request is full (texts or tokens: the request ends before the
+        first chosen text that does not fit)."""
         picks: list[tuple[_Slice, int]] = []
         total = 0
+        now = time.monotonic()
         while len(picks) < self.max_texts and self._turn:
-            key = self._turn[0]
+            key = min(self._turn, key=lambda k: self.attained(k, now))  # the first of equals in turn
             sl = self._queues[key][0]
             n = sl.tokens[sl.next]
             if picks and self.max_tokens is not None and total + n > self.max_tokens:
                 break
-            self._turn.rotate(-1)
+            self._turn.remove(key)
+            self._turn.append(key)
+            self._charge(key, n, now)
             q = self._queues[key]
             total += n
             picks.append((sl, sl.next))
@@ -116,6 +137,8 @@ class FairBatcher:
                 if not q:
                     del self._queues[key]
                     self._turn.remove(key)
+        for key in [k for k in self._served if k not in self._queues and self.attained(k, now) < 1.0]:
+            del self._served[key]  # long idle: forgotten
         return picks
 
     async def _run(self) -> None:

@@ -1,5 +1,6 @@
-"""FairBatcher: requests mix departments text by text, vectors come back in order, requests are
-bounded by texts and by tokens, an endpoint error reaches only the callers with a text in the
+"""FairBatcher: requests are filled from the department served the fewest tokens lately (a
+department arriving during a bulk goes first; what was served fades), vectors come back in
+order, requests are bounded by texts and by tokens, an endpoint error reaches only the callers with a text in the
 failed request."""
 from __future__ import annotations
 
@@ -74,6 +75,29 @@ async def test_token_bound_keeps_the_departments_turn():
     a = asyncio.create_task(b.embed_passages(["a0", "a1", "a2"], [60, 60, 60], key="A"))
     bb = asyncio.create_task(b.embed_passages(["b0", "b1"], [30, 30], key="B"))
     await asyncio.gather(a, bb)
-    # A's first text starts the first request, B's fits beside it; A's next text (60) does not
-    # fit and starts the next request, again with B beside it
-    assert ep.requests == [["a0", "b0"], ["a1", "b1"], ["a2"]]
+    # A's first text (60) starts the first request and B, served less, fits beside it; B's next
+    # (30) would not fit. The next request starts with B (30 served < A's 60), then A fits.
+    assert ep.requests == [["a0", "b0"], ["b1", "a1"], ["a2"]]
+
+
+async def test_a_department_arriving_during_a_bulk_gets_the_next_requests_to_itself():
+    ep = Endpoint()
+    b = FairBatcher(ep, max_texts=4)
+    bulk = asyncio.create_task(b.embed_passages([f"a{i}" for i in range(40)], key="A"))
+    await asyncio.sleep(0.035)                       # A has been served a few requests
+    served = len(ep.requests)
+    small = await b.embed_passages([f"b{i}" for i in range(6)], key="B")
+    assert len(small) == 6
+    # B (served nothing) fills the next requests until its 6 texts are out: 4 + 2, then A again
+    after = ep.requests[served:]
+    assert after[0] == ["b0", "b1", "b2", "b3"] or after[1] == ["b0", "b1", "b2", "b3"]  # one of A's may be out
+    assert sum(1 for r in ep.requests if any(t.startswith("b") for t in r)) == 2
+    await bulk
+
+
+async def test_what_a_department_was_served_fades_with_the_half_life():
+    b = FairBatcher(Endpoint(), max_texts=4, half_life_s=0.05)
+    await b.embed_passages(["a0", "a1"], [100, 100], key="A")
+    assert 150 < b.attained("A") <= 200
+    await asyncio.sleep(0.1)                         # two half-lives
+    assert b.attained("A") < 60
