@@ -44,7 +44,7 @@ from shared.settings import ClientSettings, Settings
 from shared.vectorstore import VectorStore
 
 DEPARTMENTS = ("soak-a", "soak-b", "soak-c")
-WORKERS = ("parser", "tables-0", "splitter", "embedder", "gateway", "query")
+WORKERS = ("parser", "tables:tables-0", "splitter", "embedder", "gateway", "query")
 DEPENDENCIES = ("kafka", "minio", "chroma", "e5")
 WINDOW_S = 300.0
 

@@ -6,7 +6,7 @@ A run uploads its documents into a department of its own (``chaos-…``, admin k
 replaces another run's copy of the same file, and compares each document with a reference run
 of the same files without a fault (chunk counts by filename). Faults:
 
-* ``kill``: SIGKILL of one program (``parser``, ``tables-0``, ``splitter``, ``embedder``,
+* ``kill``: SIGKILL of one program (``parser``, ``tables:tables-0``, ``splitter``, ``embedder``,
   ``gateway``, ``query``) once one of the run's documents is in the stage that program works
   (a random 0-1.5 s later); supervisord starts it again;
 * ``restart`` / ``outage``: one dependency (``kafka``, ``minio``, ``chroma``, ``e5``) stopped
@@ -43,7 +43,7 @@ PARAGRAPH = ("立法會財務委員會審議第{n}號撥款建議，涉及新發
              "The Finance Committee considered funding proposal {n} for the infrastructure works of the "
              "new development area; the estimate is HK${n} billion and completion is expected in 2030.\n\n")
 
-STAGE_OF = {"parser": "parsing", "tables-0": "tables", "splitter": "splitting", "embedder": "embedding"}
+STAGE_OF = {"parser": "parsing", "tables:tables-0": "tables", "splitter": "splitting", "embedder": "embedding"}
 """The pipeline stage each killed worker program works (gateway and query: none)."""
 
 ORDER = {"uploaded": 0, "parsing": 1, "tables": 2, "splitting": 3, "embedding": 4, "indexed": 5, "failed": 5}

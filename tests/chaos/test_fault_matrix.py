@@ -15,7 +15,7 @@ from tests.conftest import FIXTURES
 from tests.faults import Fault, FaultRun, Reference, reference_run, run_fault, small_papers, table
 from tests.infra import Stack, start_stack, stop_stack
 
-WORKERS = ("parser", "tables-0", "splitter", "embedder", "gateway", "query")
+WORKERS = ("parser", "tables:tables-0", "splitter", "embedder", "gateway", "query")
 FAULTS = ([Fault("kill", w) for w in WORKERS for _ in range(3)]
           + [Fault("restart", d, down_s=5) for d in ("kafka", "minio", "chroma", "e5")]
           + [Fault("outage", d, down_s=s) for s in (60, 120) for d in ("e5", "chroma", "minio")])
