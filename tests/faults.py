@@ -279,15 +279,15 @@ def purge(api: httpx.Client, department: str, ids: list[str]) -> None:
 
 def table(runs: list[FaultRun]) -> str:
     """fault | runs | lost | duplicated | stuck | recovery seconds (median, max)."""
-    rows = ["fault                 | runs | lost | duplicated | stuck | dead letters | recovery s (median / max)",
-            "----------------------|------|------|------------|-------|--------------|--------------------------"]
+    rows = ["fault                   | runs | lost | duplicated | stuck | dead letters | recovery s (median / max)",
+            "------------------------|------|------|------------|-------|--------------|--------------------------"]
     by: dict[str, list[FaultRun]] = {}
     for r in runs:
         by.setdefault(r.fault.label, []).append(r)
     for label, rs in by.items():
         rec = [r.recovery_s for r in rs if r.recovery_s is not None]
         rec_s = f"{statistics.median(rec):.1f} / {max(rec):.1f}" if rec else "-"
-        rows.append(f"{label:<22}| {len(rs):>4} | {sum(len(r.lost) for r in rs):>4} | "
+        rows.append(f"{label:<24}| {len(rs):>4} | {sum(len(r.lost) for r in rs):>4} | "
                     f"{sum(len(r.duplicated) for r in rs):>10} | {sum(len(r.stuck) for r in rs):>5} | "
                     f"{sum(r.dead_letters for r in rs):>12} | {rec_s}")
     return "\n".join(rows)
