@@ -7,15 +7,19 @@ Against a running stack (``make up``):
    under new names), and one second later B uploads the same 10-page paper; its upload-to-indexed
    time is ``T_burst``.
 
-Prints both, the ratio ``T_burst / T_idle`` (target ≤ 3) and how long A's burst took. The
+Prints both with B's stage timelines and the ratio ``T_burst / T_idle`` (target ≤ 3); then
+deletes A's papers (each stage drops a deleted document's work within seconds), waits for the
+stack to be quiet and repeats (``--runs``, default 3): the figure is the median ratio, each
+ratio against the idle time measured just before it. The
 10-page paper is pages 1-10 of ``real/hk_legco_sub_710-02_tables_zh.pdf``, written to a temporary
-file. With API keys (the gateway answers 401 without one) it creates a member key for each of
-departments ``bench-a`` and ``bench-b`` with the admin key (``LEGCO_API_KEY`` or
+file. With API keys (the gateway answers 401 without one) it creates, per run, a member key for
+each of departments ``bench-a-<run>``, ``bench-b-<run>`` and ``bench-idle-<run>`` (the idle
+measurement's) with the admin key (``LEGCO_API_KEY`` or
 ``var/admin.key``); without keys both uploads land in one department, which measures the
 first-in, first-out order that fair sharing replaces. Everything the bench uploaded is deleted at
 the end.
 
-Usage: ``python bench/fairness.py [--url URL] [--files 40] [--strategy token]``
+Usage: ``python bench/fairness.py [--url URL] [--files 40] [--runs 3] [--wait-burst] [--strategy token]``
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ import argparse
 import asyncio
 import io
 import shutil
+import statistics
 import tempfile
 import time
 import uuid
@@ -108,49 +113,96 @@ async def wait_terminal(client: httpx.AsyncClient, doc_id: str, headers: dict[st
     return "timeout", time.perf_counter() - t0
 
 
+async def quiet(client: httpx.AsyncClient, headers: list[dict[str, str]], timeout_s: float = 600) -> float:
+    """Wait until none of the departments of ``headers`` has a document in flight (after the
+    deletes: each stage drops a deleted document's work within seconds), then 10 s more for the
+    stages to settle; returns the seconds waited."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout_s:
+        busy = 0
+        for h in headers:
+            try:
+                docs = (await client.get("/api/v1/documents", headers=h)).json()["documents"]
+            except (httpx.TransportError, KeyError):
+                docs = [{"status": "processing"}]
+            busy += sum(d["status"] not in TERMINAL for d in docs)
+        if not busy:
+            break
+        await asyncio.sleep(1.0)
+    await asyncio.sleep(10.0)
+    return time.perf_counter() - t0
+
+
+def timeline(trace: list[tuple[float, str]]) -> str:
+    return ", ".join(f"{stage} at {t:.1f} s" for t, stage in trace)
+
+
+async def one_run(client: httpx.AsyncClient, args: argparse.Namespace, tmp: Path, n: int,
+                  created: list[tuple[str, dict[str, str]]]) -> float:
+    """One idle measurement of the paper, then A's burst with B's paper one second into it;
+    returns the ratio. Each run has departments of its own: the embedder serves first the
+    department served the fewest tokens lately, so a B that had just been served the idle run
+    would wait for A to catch up with it, which is not the case measured (a department's paper
+    during another's burst). With ``--wait-burst`` the run waits for A's burst to end (A's total
+    time), otherwise it deletes A's papers at once (the next run starts from a quiet stack)."""
+    run = uuid.uuid4().hex[:6]
+    ha = await headers_for(client, f"bench-a-{run}")
+    hb = await headers_for(client, f"bench-b-{run}")
+    hi = await headers_for(client, f"bench-idle-{run}")
+    paper = ten_page_paper(tmp / f"B_10pages_{run}.pdf")
+    idle_trace: list[tuple[float, str]] = []
+    t0 = time.perf_counter()
+    idle_id = await upload(client, paper, args.strategy, hi)
+    created.append((idle_id, hi))
+    idle_status, _ = await wait_terminal(client, idle_id, hi, trace=idle_trace)
+    t_idle = time.perf_counter() - t0
+    files = burst_files(args.files, tmp)
+    t_burst0 = time.perf_counter()
+    a_ids = await asyncio.gather(*(upload(client, f, args.strategy, ha) for f in files))
+    created += [(i, ha) for i in a_ids]
+    await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - t_burst0)))
+    paper2 = tmp / f"B_10pages_{run}_burst.pdf"
+    shutil.copyfile(paper, paper2)
+    t1 = time.perf_counter()
+    b_id = await upload(client, paper2, args.strategy, hb)
+    created.append((b_id, hb))
+    trace: list[tuple[float, str]] = []
+    b_status, _ = await wait_terminal(client, b_id, hb, trace=trace)
+    t_burst = time.perf_counter() - t1
+    print(f"run {n}: B alone (idle stack):      {t_idle:7.1f} s ({idle_status}): {timeline(idle_trace)}")
+    print(f"run {n}: B during A's burst of {len(files)}:  {t_burst:7.1f} s ({b_status}): {timeline(trace)}")
+    print(f"run {n}: ratio burst / idle:        {t_burst / t_idle:7.2f}  (target <= 3)", flush=True)
+    if args.wait_burst:
+        finals = await asyncio.gather(*(wait_terminal(client, i, ha) for i in a_ids))
+        print(f"run {n}: A's burst, all terminal:   {time.perf_counter() - t_burst0:7.1f} s "
+              f"({sum(s == 'indexed' for s, _ in finals)} indexed, {sum(s == 'failed' for s, _ in finals)} failed)")
+    for doc_id, h in created:
+        await client.delete(f"/api/v1/documents/{doc_id}", headers=h)
+    created.clear()
+    waited = await quiet(client, [ha, hb, hi])
+    print(f"run {n}: A's papers deleted; stack quiet again after {waited:.1f} s", flush=True)
+    return t_burst / t_idle
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=None)
     ap.add_argument("--files", type=int, default=40)
+    ap.add_argument("--runs", type=int, default=3, help="idle + burst pairs; the median ratio is the figure")
+    ap.add_argument("--wait-burst", action="store_true", help="time A's whole burst too (slow) before deleting it")
     ap.add_argument("--strategy", default="token", choices=("token", "question"))
     args = ap.parse_args()
     url = api.resolve_url(args.url)
     tmp = Path(tempfile.mkdtemp(prefix="legco-fair-"))
-    run = uuid.uuid4().hex[:6]
     created: list[tuple[str, dict[str, str]]] = []
     async with httpx.AsyncClient(base_url=url, timeout=300) as client:
-        ha = await headers_for(client, "bench-a")
-        hb = await headers_for(client, "bench-b")
-        paper = ten_page_paper(tmp / f"B_10pages_{run}.pdf")
         try:
-            t0 = time.perf_counter()
-            idle_id = await upload(client, paper, args.strategy, hb)
-            created.append((idle_id, hb))
-            idle_status, _ = await wait_terminal(client, idle_id, hb)
-            t_idle = time.perf_counter() - t0
-            files = burst_files(args.files, tmp)
-            t_burst0 = time.perf_counter()
-            a_ids = await asyncio.gather(*(upload(client, f, args.strategy, ha) for f in files))
-            created += [(i, ha) for i in a_ids]
-            await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - t_burst0)))
-            paper2 = tmp / f"B_10pages_{run}_burst.pdf"
-            shutil.copyfile(paper, paper2)
-            t1 = time.perf_counter()
-            b_id = await upload(client, paper2, args.strategy, hb)
-            created.append((b_id, hb))
-            trace: list[tuple[float, str]] = []
-            b_status, _ = await wait_terminal(client, b_id, hb, trace=trace)
-            t_burst = time.perf_counter() - t1
-            print(f"B alone (idle stack):      {t_idle:7.1f} s ({idle_status})")
-            print(f"B during A's burst of {len(files)}:  {t_burst:7.1f} s ({b_status})")
-            print(f"ratio burst / idle:        {t_burst / t_idle:7.2f}  (target <= 3)")
-            print("B's stages during the burst: " + ", ".join(f"{stage} at {t:.1f} s" for t, stage in trace),
-                  flush=True)
-            finals = await asyncio.gather(*(wait_terminal(client, i, ha) for i in a_ids))
-            t_a = time.perf_counter() - t_burst0
-            print(f"A's burst, all terminal:   {t_a:7.1f} s "
-                  f"({sum(s == 'indexed' for s, _ in finals)} indexed, {sum(s == 'failed' for s, _ in finals)} failed)")
-            print(f"departments: {'bench-a / bench-b (API keys)' if ha else 'one (no keys: first-in, first-out)'}")
+            ratios = [await one_run(client, args, tmp, n + 1, created) for n in range(args.runs)]
+            print(f"ratios: {', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f} "
+                  f"(target <= 3)")
+            keys = (await client.get("/api/v1/documents")).status_code == 401
+            print("departments: " + ("bench-a-* / bench-b-* / bench-idle-* (API keys)" if keys
+                                     else "one (no keys: first-in, first-out)"))
         finally:
             for doc_id, h in created:
                 await client.delete(f"/api/v1/documents/{doc_id}", headers=h)

@@ -1,5 +1,7 @@
 """Killing the embedder mid-ingest: after it restarts every document ends indexed and no
-chunk is duplicated (offsets are committed after handling; chunk ids are deterministic)."""
+chunk is duplicated (offsets are committed after handling; chunk ids are deterministic). The kill
+lands part-way through one document's embedding, so its resumption is what is tested; the kill
+at a random moment of a 10-paper ingest is ``tests/e2e/test_faults_e2e.py``."""
 from __future__ import annotations
 
 import time
@@ -11,8 +13,7 @@ from tests.e2e.helpers import upload, wait_terminal
 
 def test_embedder_killed_mid_ingest_recovers_without_duplicates(stack, api):
     vectors = VectorStore(stack.settings())
-    big = upload(api, REAL / "hk_ld_ec_ordinance_guide_faq_en.pdf")["document_id"]   # 64 pages, encrypted
-    other = upload(api, REAL / "hk_policy_address_2019_zh.pdf")["document_id"]        # 24 pages
+    big = upload(api, REAL / "hk_policy_address_2019_zh.pdf")["document_id"]        # 24 pages
     deadline = time.monotonic() + 300
     while True:  # wait until the embedder is part-way through the big document
         rec = api.get(f"/api/v1/documents/{big}").json()
@@ -25,8 +26,8 @@ def test_embedder_killed_mid_ingest_recovers_without_duplicates(stack, api):
     stack.ctl("ctl", "signal", "KILL", "embedder")      # kill -9: no graceful shutdown, no commit
     time.sleep(1)
     stack.ctl("ctl", "start", "embedder")               # no-op if supervisord already restarted it
-    records = wait_terminal(api, [big, other], timeout_s=600)
-    for doc_id, pages in ((big, 64), (other, 24)):
+    records = wait_terminal(api, [big], timeout_s=600)
+    for doc_id, pages in ((big, 24),):
         assert records[doc_id]["status"] == "indexed", records[doc_id]["error"]
         got = vectors.get_document_chunks(doc_id)
         indexes = sorted(m["chunk_index"] for m in got["metadatas"])

@@ -1,7 +1,11 @@
 """Rebuild from MinIO, on the real stack: ``legco reindex`` builds a new index generation from the
 chunk sets in MinIO while queries go on answering from the current one, and switches when it is
 complete; after Chroma's data directory is deleted, ``legco reindex`` brings every document back
-with the same chunks, and the same question finds the same papers."""
+with the same chunks, and the same question finds the same papers.
+
+A reindex rebuilds every document of the stack, so this test runs on a stack of its own (ports:
+the test offset + 800) holding only its two papers: on the session stack it re-embedded every
+other test's documents twice (7 minutes of ``make test``)."""
 from __future__ import annotations
 
 import contextlib
@@ -14,15 +18,33 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from shared.settings import Settings
 from shared.vectorstore import VectorStore
 from tests.conftest import FIXTURES, REPO
 from tests.e2e.helpers import upload, wait_terminal
-from tests.infra import OFFSET
+from tests.infra import OFFSET, Stack, start_stack, stop_stack
 
 PAPERS = (FIXTURES / "E_基礎設施.pdf", FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf")
 QUESTION = "古洞北新發展區的基礎設施"
+
+
+REINDEX_OFFSET = OFFSET + 800
+
+
+@pytest.fixture(scope="module")
+def own_stack():
+    """A stack of its own, stopped afterwards."""
+    s = start_stack(offset=REINDEX_OFFSET)
+    yield s
+    stop_stack(s)
+
+
+@pytest.fixture(scope="module")
+def own_api(own_stack: Stack):
+    with httpx.Client(base_url=own_stack.gateway_url, timeout=60.0, headers=own_stack.auth()) as c:
+        yield c
 
 
 def legco(stack: Any, *args: str) -> subprocess.CompletedProcess[str]:
@@ -63,7 +85,8 @@ def reindex_while_querying(stack: Any, api: httpx.Client) -> tuple[subprocess.Co
     return out, codes
 
 
-def test_reindex_switches_only_when_complete_and_rebuilds_lost_chroma_data(stack, api):
+def test_reindex_switches_only_when_complete_and_rebuilds_lost_chroma_data(own_stack, own_api):
+    stack, api = own_stack, own_api
     ids = [upload(api, p)["document_id"] for p in PAPERS]
     records = wait_terminal(api, ids, timeout_s=600)
     assert all(r["status"] == "indexed" for r in records.values()), records
@@ -90,7 +113,7 @@ def test_reindex_switches_only_when_complete_and_rebuilds_lost_chroma_data(stack
     deadline = time.monotonic() + 120
     while True:
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"http://127.0.0.1:{8000 + OFFSET}/api/v2/heartbeat", timeout=5).status_code == 200:
+            if httpx.get(f"http://127.0.0.1:{8000 + REINDEX_OFFSET}/api/v2/heartbeat", timeout=5).status_code == 200:
                 break
         assert time.monotonic() < deadline
         time.sleep(1)
