@@ -278,7 +278,7 @@ def concurrent_text(n: int) -> bytes:
     """The n-th copy of one paper: distinct text, long enough for two token chunks."""
     lines = [f"Copy {n}, paragraph {p}: the department's standby note on harbour ferry route {p * 7 + n} "
              f"records patronage of {1000 + p * 13 + n} passengers a day and a fare of ${p + n}.{p} "
-             "for the outlying islands, with the operator's accessibility plan." for p in range(60)]
+             "for the outlying islands, with the operator's accessibility plan." for p in range(30)]
     return "\n".join(lines).encode()
 
 

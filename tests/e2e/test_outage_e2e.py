@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from shared.vectorstore import VectorStore
-from tests.conftest import FIXTURES, REAL
+from tests.conftest import FIXTURES
 from tests.e2e.helpers import upload, wait_terminal
 from tests.faults import retries_total
 
@@ -16,7 +16,7 @@ OUTAGE_S = 20  # the old contract gave up after 3 attempts within ~1.5 s
 def test_chroma_outage_mid_ingest_is_waited_out(stack, api):
     vectors = VectorStore(stack.settings())
     before = retries_total(stack)
-    papers = (REAL / "hk_policy_address_2019_zh.pdf", FIXTURES / "E_基礎設施.pdf",
+    papers = (FIXTURES / "L_補償及安置安排.pdf", FIXTURES / "E_基礎設施.pdf",
               FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf")
     ids = [upload(api, p)["document_id"] for p in papers]
     deadline = time.monotonic() + 300
