@@ -4,7 +4,8 @@ complete; after Chroma's data directory is deleted, ``legco reindex`` brings eve
 with the same chunks, and the same question finds the same papers.
 
 A reindex rebuilds every document of the stack, so this test runs on a stack of its own (ports:
-the test offset + 800) holding only its two papers: on the session stack it re-embedded every
+the test offset + 1050, which no port of the session stack's, the 3-broker stack's (+500) or the
+chaos stack's (+700) meets) holding only its two papers: on the session stack it re-embedded every
 other test's documents twice (7 minutes of ``make test``)."""
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ PAPERS = (FIXTURES / "E_基礎設施.pdf", FIXTURES / "B_古洞北粉嶺北新�
 QUESTION = "古洞北新發展區的基礎設施"
 
 
-REINDEX_OFFSET = OFFSET + 800
+REINDEX_OFFSET = OFFSET + 1050
 
 
 @pytest.fixture(scope="module")
