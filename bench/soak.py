@@ -18,7 +18,8 @@ At the end it waits for every upload to finish and prints: documents lost (not `
 duplicated (a chunk index stored twice) and stuck (not terminal after ``--settle`` s); query
 p50/p95 and errors per 5-minute window; and every service's RSS idle at the start, at the end of
 the warm-up (``--warmup``, the first 5-minute window) and at the end, the growth measured from
-the warm-up (caches fill under the first load; what grows after it is what would leak).
+the warm-up (caches fill under the first load; what grows after it is what would leak), and
+every service's RSS at the end of each 5-minute window (a leak grows window after window).
 """
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ class Soak:
     upload_errors: Counter[str] = field(default_factory=Counter)
     queries: list[tuple[float, float | None, str]] = field(default_factory=list)  # (t, ms or None, code)
     faults: list[tuple[float, str]] = field(default_factory=list)
+    rss: list[dict[str, float]] = field(default_factory=list)  # every program's RSS (MiB) at each window's end
 
 
 def ctl(*args: str) -> str:
@@ -172,6 +174,17 @@ async def faulter(soak: Soak, every_s: float, t0: float, stop: asyncio.Event, rn
         print(f"  {soak.faults[-1][0]:7.0f} s  {soak.faults[-1][1]}", flush=True)
 
 
+async def rss_sampler(soak: Soak, stop: asyncio.Event) -> None:
+    """Every program's RSS at the end of each window: a leak grows window after window, a cache
+    or a large paper's high-water mark is a step."""
+    while True:
+        try:
+            await asyncio.wait_for(stop.wait(), WINDOW_S)
+            return
+        except TimeoutError:
+            soak.rss.append(await asyncio.to_thread(rss_by_program))
+
+
 async def settle(admin: httpx.AsyncClient, ids: list[str], timeout_s: float) -> dict[str, dict]:
     """The records of ``ids`` once all are terminal, or at ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
@@ -224,6 +237,10 @@ def report(soak: Soak, records: dict[str, dict], dups: list[str], rss0: dict[str
             for p in sorted(set(rss0) | set(rssw) | set(rss1))]
     print(table(["service", "RSS idle MiB", f"RSS at {warmup_s:.0f} s MiB", "RSS end MiB",
                  "growth % (end / warm)"], rows))
+    if soak.rss:
+        names = sorted(set().union(*soak.rss))
+        print(table(["service"] + [f"RSS MiB at {(i + 1) * 5} min" for i in range(len(soak.rss))],
+                    [[p] + [w.get(p, float("nan")) for w in soak.rss] for p in names]))
     print("(growth is measured from the end of the warm-up: a service's caches fill under its first load; "
           "a worker killed by a fault restarts smaller)")
 
@@ -247,6 +264,7 @@ async def run(a: argparse.Namespace) -> None:
                      for i, d in enumerate(DEPARTMENTS)]
             tasks.append(asyncio.create_task(asker(soak, clients, a.qps, t0, stop)))
             tasks.append(asyncio.create_task(faulter(soak, a.fault_every, t0, stop, rng)))
+            tasks.append(asyncio.create_task(rss_sampler(soak, stop)))
             warmup_s = min(a.warmup, a.minutes * 60 / 2)
             await asyncio.sleep(warmup_s)
             rssw = rss_by_program()
