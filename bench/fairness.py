@@ -9,9 +9,9 @@ Against a running stack (``make up``):
 
 Prints both with B's stage timelines and the ratio ``T_burst / T_idle`` (target ≤ 3); then
 deletes A's papers (each stage drops a deleted document's work within seconds), waits for the
-stack to be quiet and repeats (``--runs``, default 3): the figure is the median ratio, each
-ratio against the idle time measured just before it. The
-10-page paper is pages 1-10 of ``real/hk_legco_sub_710-02_tables_zh.pdf``, written to a temporary
+stack to be quiet (no document in flight, the ingest e5 idle for 15 s) and repeats (``--runs``,
+default 3): the figure is the median ratio, each ratio against the idle time measured just
+before it. The 10-page paper is pages 1-10 of ``real/hk_legco_sub_710-02_tables_zh.pdf``, written to a temporary
 file. With API keys (the gateway answers 401 without one) it creates, per run, a member key for
 each of departments ``bench-a-<run>``, ``bench-b-<run>`` and ``bench-idle-<run>`` (the idle
 measurement's) with the admin key (``LEGCO_API_KEY`` or
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import os
 import shutil
 import statistics
 import tempfile
@@ -113,10 +114,20 @@ async def wait_terminal(client: httpx.AsyncClient, doc_id: str, headers: dict[st
     return "timeout", time.perf_counter() - t0
 
 
-async def quiet(client: httpx.AsyncClient, headers: list[dict[str, str]], timeout_s: float = 600) -> float:
+async def e5_computed(e5_url: str) -> float | None:
+    """The ingest e5 server's count of computed requests (``/health``), or None if unreachable."""
+    try:
+        async with httpx.AsyncClient(timeout=10) as c:
+            return float((await c.get(f"{e5_url}/health")).json()["requests"]["computed"])
+    except (httpx.HTTPError, KeyError, ValueError):
+        return None
+
+
+async def quiet(client: httpx.AsyncClient, headers: list[dict[str, str]], e5_url: str,
+                timeout_s: float = 600) -> float:
     """Wait until none of the departments of ``headers`` has a document in flight (after the
-    deletes: each stage drops a deleted document's work within seconds), then 10 s more for the
-    stages to settle; returns the seconds waited."""
+    deletes: each stage drops a deleted document's work within seconds) and the ingest e5 has
+    computed nothing for 15 s (so the next idle measurement is idle); returns the seconds waited."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout_s:
         busy = 0
@@ -129,7 +140,13 @@ async def quiet(client: httpx.AsyncClient, headers: list[dict[str, str]], timeou
         if not busy:
             break
         await asyncio.sleep(1.0)
-    await asyncio.sleep(10.0)
+    last = await e5_computed(e5_url)
+    while time.perf_counter() - t0 < timeout_s:
+        await asyncio.sleep(15.0)
+        now = await e5_computed(e5_url)
+        if now == last:
+            break
+        last = now
     return time.perf_counter() - t0
 
 
@@ -179,7 +196,7 @@ async def one_run(client: httpx.AsyncClient, args: argparse.Namespace, tmp: Path
     for doc_id, h in created:
         await client.delete(f"/api/v1/documents/{doc_id}", headers=h)
     created.clear()
-    waited = await quiet(client, [ha, hb, hi])
+    waited = await quiet(client, [ha, hb, hi], args.e5_url)
     print(f"run {n}: A's papers deleted; stack quiet again after {waited:.1f} s", flush=True)
     return t_burst / t_idle
 
@@ -191,6 +208,8 @@ async def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="idle + burst pairs; the median ratio is the figure")
     ap.add_argument("--wait-burst", action="store_true", help="time A's whole burst too (slow) before deleting it")
     ap.add_argument("--strategy", default="token", choices=("token", "question"))
+    ap.add_argument("--e5-url", default=f"http://127.0.0.1:{8200 + int(os.environ.get('PORT_OFFSET', '0'))}",
+                    help="the ingest e5 server, watched until idle between runs (default: PORT_OFFSET's)")
     args = ap.parse_args()
     url = api.resolve_url(args.url)
     tmp = Path(tempfile.mkdtemp(prefix="legco-fair-"))
