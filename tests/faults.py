@@ -122,7 +122,7 @@ def call(fn: Callable[[], httpx.Response], timeout_s: float = 120) -> httpx.Resp
 def upload_all(stack: Stack, docs: list[tuple[Path, str]], department: str) -> dict[str, str]:
     """Upload ``docs`` into ``department`` (admin key); returns document id → filename."""
     out = {}
-    with httpx.Client(base_url=stack.gateway_url, timeout=60.0, headers=stack.auth()) as api:
+    with stack.client() as api:
         for path, strategy in docs:
             def post(path: Path = path, strategy: str = strategy) -> httpx.Response:
                 with path.open("rb") as f:
@@ -156,7 +156,7 @@ def reference_run(stack: Stack, docs: list[tuple[Path, str]], timeout_s: float =
     department = f"chaos-ref-{uuid.uuid4().hex[:6]}"
     t0 = time.monotonic()
     ids = upload_all(stack, docs, department)
-    with httpx.Client(base_url=stack.gateway_url, timeout=60.0, headers=stack.auth()) as api:
+    with stack.client() as api:
         records = wait_all_terminal(api, department, list(ids), timeout_s)
         seconds = time.monotonic() - t0
         bad = {ids[i]: r["status"] for i, r in records.items() if r["status"] != "indexed"}
@@ -240,7 +240,7 @@ def run_fault(stack: Stack, docs: list[tuple[Path, str]], fault: Fault, ref: Ref
     retries_before = retries_total(stack)
     t0 = time.monotonic()
     ids = upload_all(stack, docs, department)
-    with httpx.Client(base_url=stack.gateway_url, timeout=60.0, headers=stack.auth()) as api:
+    with stack.client() as api:
         at, end = inject(stack, api, fault, department, list(ids), ref, rng)
         records = wait_all_terminal(api, department, list(ids), timeout_s=max(600.0, 6 * ref.seconds))
         finished = time.monotonic()

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from shared.settings import Settings, read_credentials
 from tests.conftest import REPO
 
@@ -49,6 +51,10 @@ class Stack:
     def auth(self, key: str | None = None) -> dict[str, str]:
         """``Authorization`` header of ``key`` (default: the admin key)."""
         return {"Authorization": f"Bearer {key or self.admin_key}"}
+
+    def client(self, timeout_s: float = 60.0) -> httpx.Client:
+        """An HTTP client on this stack's gateway with the admin key (close it, e.g. ``with``)."""
+        return httpx.Client(base_url=self.gateway_url, timeout=timeout_s, headers=self.auth())
 
     def reconfigure(self, extra_env: dict[str, str]) -> None:
         """Re-run ``scripts/stack.sh up`` with ``extra_env`` added to this stack's env (e.g.

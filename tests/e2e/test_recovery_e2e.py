@@ -26,12 +26,11 @@ def test_embedder_killed_mid_ingest_recovers_without_duplicates(stack, api):
     stack.ctl("ctl", "signal", "KILL", "embedder")      # kill -9: no graceful shutdown, no commit
     time.sleep(1)
     stack.ctl("ctl", "start", "embedder")               # no-op if supervisord already restarted it
-    records = wait_terminal(api, [big], timeout_s=600)
-    for doc_id, pages in ((big, 24),):
-        assert records[doc_id]["status"] == "indexed", records[doc_id]["error"]
-        got = vectors.get_document_chunks(doc_id)
-        indexes = sorted(m["chunk_index"] for m in got["metadatas"])
-        assert indexes == list(range(records[doc_id]["chunk_count"]))   # no duplicates, no gaps
-        assert len(got["ids"]) == len(set(got["ids"])) == records[doc_id]["chunk_count"]
-        assert records[doc_id]["page_count"] == pages
-    assert 0 < done_at_kill < records[big]["chunk_count"]
+    rec = wait_terminal(api, [big], timeout_s=600)[big]
+    assert rec["status"] == "indexed", rec["error"]
+    got = vectors.get_document_chunks(big)
+    indexes = sorted(m["chunk_index"] for m in got["metadatas"])
+    assert indexes == list(range(rec["chunk_count"]))   # no duplicates, no gaps
+    assert len(got["ids"]) == len(set(got["ids"])) == rec["chunk_count"]
+    assert rec["page_count"] == 24
+    assert 0 < done_at_kill < rec["chunk_count"]

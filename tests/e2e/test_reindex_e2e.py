@@ -21,7 +21,6 @@ from typing import Any
 import httpx
 import pytest
 
-from shared.settings import Settings
 from shared.vectorstore import VectorStore
 from tests.conftest import FIXTURES, REPO
 from tests.e2e.helpers import upload, wait_terminal
@@ -44,7 +43,7 @@ def own_stack():
 
 @pytest.fixture(scope="module")
 def own_api(own_stack: Stack):
-    with httpx.Client(base_url=own_stack.gateway_url, timeout=60.0, headers=own_stack.auth()) as c:
+    with own_stack.client() as c:
         yield c
 
 
@@ -55,7 +54,7 @@ def legco(stack: Any, *args: str) -> subprocess.CompletedProcess[str]:
 
 def chunk_indexes(stack: Any, doc_ids: list[str]) -> dict[str, list[int]]:
     """Per document, the sorted chunk_index values in the current generation (pointer re-read)."""
-    vectors = VectorStore(Settings(chroma_host=stack.env["CHROMA_HOST"], chroma_port=int(stack.env["CHROMA_PORT"])))
+    vectors = VectorStore(stack.settings())
     return {d: sorted(m["chunk_index"] for m in vectors.get_document_chunks(d)["metadatas"]) for d in doc_ids}
 
 
@@ -71,7 +70,7 @@ def reindex_while_querying(stack: Any, api: httpx.Client) -> tuple[subprocess.Co
     stop = threading.Event()
 
     def ask() -> None:
-        with httpx.Client(base_url=stack.gateway_url, headers=stack.auth(), timeout=60) as c:
+        with stack.client() as c:
             while not stop.is_set():
                 codes.append(c.post("/api/v1/query", json={"question": QUESTION, "top_k": 3}).status_code)
                 time.sleep(0.5)
@@ -111,10 +110,11 @@ def test_reindex_switches_only_when_complete_and_rebuilds_lost_chroma_data(own_s
     stack.ctl("stop", "chroma")
     shutil.rmtree(stack.var / "chroma")
     stack.ctl("start", "chroma")
+    heartbeat = f"http://{stack.env['CHROMA_HOST']}:{stack.env['CHROMA_PORT']}/api/v2/heartbeat"
     deadline = time.monotonic() + 120
     while True:
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"http://127.0.0.1:{8000 + REINDEX_OFFSET}/api/v2/heartbeat", timeout=5).status_code == 200:
+            if httpx.get(heartbeat, timeout=5).status_code == 200:
                 break
         assert time.monotonic() < deadline
         time.sleep(1)
