@@ -5,9 +5,13 @@ Run from the repo root against a running stack (``make up``; the faults go throu
 the default one):
     .cache/venv/bin/python bench/soak.py [--url URL] [--minutes 30] [--qps 5] [--fault-every 180]
 
-* **Uploads** from 3 departments (``soak-a``, ``soak-b``, ``soak-c``, a member key each): every
-  ``--upload-every`` seconds each department uploads the next corpus paper (fixtures as PDF,
-  DOCX and TXT, and the real PDFs), under a name of its own so nothing is replaced.
+* **Uploads** from 3 departments (``soak-a``, ``soak-b``, ``soak-c``, a member key each): each
+  department uploads the next corpus paper (fixtures as PDF, DOCX and TXT, and the real PDFs)
+  under a name of its own, at most one in flight: the next one ``--upload-every`` seconds after
+  the last, and not before the last is ``indexed`` or ``failed`` (a steady state: an open loop
+  would outrun the single embedder and measure a growing queue). Each department keeps its last
+  ``--keep`` papers and deletes the older ones, so the index holds a steady amount of data and
+  RSS growth means a leak, not more vectors (``--keep 0`` keeps everything).
 * **Questions** at ``--qps`` per second (open loop: one is sent every 1/qps s whatever the
   previous ones are doing), each from one of the departments, round-robin over the fixture and
   real-corpus queries.
@@ -15,11 +19,13 @@ the default one):
   stage, splitter, embedder, gateway, query) or a 5 s stop of Kafka, MinIO, Chroma or e5.
 
 At the end it waits for every upload to finish and prints: documents lost (not ``indexed``),
-duplicated (a chunk index stored twice) and stuck (not terminal after ``--settle`` s); query
-p50/p95 and errors per 5-minute window; and every service's RSS idle at the start, at the end of
-the warm-up (``--warmup``, the first 5-minute window) and at the end, the growth measured from
-the warm-up (caches fill under the first load; what grows after it is what would leak), and
-every service's RSS at the end of each 5-minute window (a leak grows window after window).
+duplicated (a chunk index stored twice), stuck (not terminal after ``--settle`` s) and deleted
+papers that left vectors behind; query p50/p95 and errors per 5-minute window; and every
+service's RSS idle at the start, at the end of the warm-up (at least ``--warmup`` s, and until
+every corpus paper has been ingested once, so every paper's peak is in the baseline) and at the
+end, ``--minutes`` later. The growth is measured from the warm-up (caches fill under the first
+load; what grows after it is what would leak). Every service's RSS is also printed at the end of
+each 5-minute window (a leak grows window after window).
 """
 from __future__ import annotations
 
@@ -57,6 +63,7 @@ class Soak:
     """What the run saw."""
 
     uploads: dict[str, tuple[str, str]] = field(default_factory=dict)   # document id → (department, file)
+    deleted: set[str] = field(default_factory=set)  # document ids deleted by the rolling window
     upload_errors: Counter[str] = field(default_factory=Counter)
     queries: list[tuple[float, float | None, str]] = field(default_factory=list)  # (t, ms or None, code)
     faults: list[tuple[float, str]] = field(default_factory=list)
@@ -104,25 +111,61 @@ async def member_clients(admin: httpx.AsyncClient, url: str, timeout_s: float) -
     return out
 
 
+async def wait_terminal(client: httpx.AsyncClient, doc_id: str, stop: asyncio.Event) -> None:
+    """Until ``doc_id`` is ``indexed`` or ``failed``, or the run stops (polls every 3 s; a gateway
+    down meanwhile is waited out)."""
+    while not stop.is_set():
+        with contextlib.suppress(api.ApiError, httpx.HTTPError):
+            if (await api.get_document(client, doc_id))["status"] in ("indexed", "failed"):
+                return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 3)
+
+
+async def delete_with_retry(soak: Soak, client: httpx.AsyncClient, doc_id: str) -> None:
+    """Delete ``doc_id`` (tried again while the gateway is down)."""
+    for _ in range(30):
+        try:
+            await api.delete_document(client, doc_id)
+            soak.deleted.add(doc_id)
+            return
+        except (api.ApiError, httpx.HTTPError) as e:
+            soak.upload_errors[f"delete {type(e).__name__}"] += 1
+            await asyncio.sleep(2)
+
+
 async def uploader(soak: Soak, dept: str, client: httpx.AsyncClient, files: list[tuple[Path, str]], tmp: Path,
-                   every_s: float, stop: asyncio.Event) -> None:
-    """Upload the next paper every ``every_s`` s under a name of its own; a failed upload (the
-    gateway being killed) is tried again."""
+                   every_s: float, keep: int, first_pass: int, passed: asyncio.Event, stop: asyncio.Event) -> None:
+    """Upload the next paper every ``every_s`` s (not before the last one is terminal) under a
+    name of its own; a failed upload (the gateway being killed) is tried again. Papers beyond the
+    last ``keep`` (``keep`` > 0) are deleted. ``passed`` is set once the first ``first_pass``
+    papers are terminal."""
+    kept: list[str] = []
     for n, (path, strategy) in enumerate(cycle(files), start=1):
         if stop.is_set():
             return
+        started = time.monotonic()
         copy = tmp / f"{dept}_{n:03d}_{path.name}"
         shutil.copyfile(path, copy)
+        doc_id = None
         for _ in range(30):
             try:
                 doc = await api.upload(client, copy, strategy)
-                soak.uploads[doc["document_id"]] = (dept, copy.name)
+                doc_id = doc["document_id"]
+                soak.uploads[doc_id] = (dept, copy.name)
                 break
             except (api.ApiError, httpx.HTTPError) as e:
                 soak.upload_errors[type(e).__name__] += 1
                 await asyncio.sleep(2)
+        if doc_id is not None:
+            await wait_terminal(client, doc_id, stop)
+            kept.append(doc_id)
+        if n >= first_pass:
+            passed.set()
+        while keep > 0 and len(kept) > keep and not stop.is_set():
+            await delete_with_retry(soak, client, kept.pop(0))
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every_s)
+            await asyncio.wait_for(stop.wait(), max(0.0, every_s - (time.monotonic() - started)))
 
 
 async def asker(soak: Soak, clients: dict[str, httpx.AsyncClient], qps: float, t0: float, stop: asyncio.Event) -> None:
@@ -199,6 +242,12 @@ async def settle(admin: httpx.AsyncClient, ids: list[str], timeout_s: float) -> 
         await asyncio.sleep(5)
 
 
+def left_behind(deleted: set[str], settings: Settings) -> list[str]:
+    """Deleted documents that still have vectors in Chroma."""
+    vectors = VectorStore(settings)
+    return [d for d in sorted(deleted) if vectors.get_document_chunks(d)["metadatas"]]
+
+
 def duplicated(records: dict[str, dict], settings: Settings) -> list[str]:
     """Documents with a chunk index stored more than once, or more chunks than their count."""
     vectors = VectorStore(settings)
@@ -210,14 +259,15 @@ def duplicated(records: dict[str, dict], settings: Settings) -> list[str]:
     return out
 
 
-def report(soak: Soak, records: dict[str, dict], dups: list[str], rss0: dict[str, float], rssw: dict[str, float],
-           rss1: dict[str, float], minutes: float, warmup_s: float) -> None:
+def report(soak: Soak, records: dict[str, dict], dups: list[str], behind: list[str], rss0: dict[str, float],
+           rssw: dict[str, float], rss1: dict[str, float], minutes: float, warmup_s: float) -> None:
     lost = [soak.uploads[i][1] for i, r in records.items() if r["status"] == "failed" or r["status"] == "missing"]
     stuck = [soak.uploads[i][1] for i, r in records.items() if r["status"] not in ("indexed", "failed", "missing")]
     print(f"\n{len(soak.uploads)} uploads, {len(soak.faults)} faults, {len(soak.queries)} questions "
           f"in {minutes:.0f} min; {load_note()}")
     print(f"lost (not indexed): {len(lost)} {lost[:5]}; duplicated: {len(dups)}; stuck: {len(stuck)} {stuck[:5]}; "
           f"upload retries: {dict(soak.upload_errors)}")
+    print(f"deleted by the rolling window: {len(soak.deleted)}, with vectors left behind: {len(behind)} {behind[:5]}")
     for i, r in records.items():
         if r["status"] in ("failed", "missing"):
             print(f"  {soak.uploads[i][1]}: {r['status']}: {r.get('error')}")
@@ -259,24 +309,30 @@ async def run(a: argparse.Namespace) -> None:
         t0 = time.perf_counter()
         files = papers()
         with tempfile.TemporaryDirectory(prefix="legco-soak-") as tmp:
-            tasks = [asyncio.create_task(uploader(soak, d, clients[d], files[i::len(DEPARTMENTS)] + files, Path(tmp),
-                                                  a.upload_every, stop))
-                     for i, d in enumerate(DEPARTMENTS)]
+            passed = {d: asyncio.Event() for d in DEPARTMENTS}
+            shares = {d: files[i::len(DEPARTMENTS)] for i, d in enumerate(DEPARTMENTS)}
+            tasks = [asyncio.create_task(uploader(soak, d, clients[d], shares[d] + files, Path(tmp), a.upload_every,
+                                                  a.keep, len(shares[d]), passed[d], stop))
+                     for d in DEPARTMENTS]
             tasks.append(asyncio.create_task(asker(soak, clients, a.qps, t0, stop)))
             tasks.append(asyncio.create_task(faulter(soak, a.fault_every, t0, stop, rng)))
             tasks.append(asyncio.create_task(rss_sampler(soak, stop)))
-            warmup_s = min(a.warmup, a.minutes * 60 / 2)
-            await asyncio.sleep(warmup_s)
+            await asyncio.sleep(a.warmup)
+            await asyncio.gather(*(e.wait() for e in passed.values()))
+            warmup_s = time.perf_counter() - t0
             rssw = rss_by_program()
-            await asyncio.sleep(a.minutes * 60 - warmup_s)
+            print(f"warm-up done at {warmup_s:.0f} s (every paper ingested once); measuring {a.minutes:.0f} min",
+                  flush=True)
+            await asyncio.sleep(a.minutes * 60)
             stop.set()
             await asyncio.gather(*tasks)
-            records = await settle(admin, list(soak.uploads), a.settle)
+            records = await settle(admin, [i for i in soak.uploads if i not in soak.deleted], a.settle)
         rss1 = rss_by_program()
         for c in clients.values():
             await c.aclose()
-    report(soak, records, await asyncio.to_thread(duplicated, records, store_settings), rss0, rssw, rss1, a.minutes,
-           warmup_s)
+    behind = await asyncio.to_thread(left_behind, soak.deleted, store_settings)
+    report(soak, records, await asyncio.to_thread(duplicated, records, store_settings), behind, rss0, rssw, rss1,
+           a.minutes + warmup_s / 60, warmup_s)
 
 
 def main() -> None:
@@ -286,10 +342,13 @@ def main() -> None:
     ap.add_argument("--qps", type=float, default=5.0, help="questions per second (default 5)")
     ap.add_argument("--fault-every", type=float, default=180.0, help="seconds between faults (default 180)")
     ap.add_argument("--upload-every", type=float, default=60.0, help="seconds between a department's uploads")
+    ap.add_argument("--keep", type=int, default=5,
+                    help="papers each department keeps; older ones are deleted (default 5; 0 keeps all)")
     ap.add_argument("--settle", type=float, default=1800.0, help="seconds to wait for the last uploads")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--warmup", type=float, default=300.0,
-                    help="seconds of load before the RSS baseline is taken (default 300: the first window)")
+                    help="seconds of load before the RSS baseline is taken, at least, and until every corpus "
+                         "paper has been ingested once (default 300)")
     asyncio.run(run(ap.parse_args()))
 
 
