@@ -141,8 +141,9 @@ export function getConfig(): Promise<ApiConfig> {
  * `params` adds the listing's search, filters, sort and page (`lib/documentFilters.ts`).
  */
 export function listDocuments(department?: string | null, params?: URLSearchParams): Promise<DocumentListResponse> {
-  const search = new URLSearchParams(params);
-  if (department) search.set('department', department);
+  // The department first: `e2e/ui.e2e.mjs` waits for `/documents?department=…`.
+  const search = new URLSearchParams(department ? { department } : {});
+  params?.forEach((value, name) => search.append(name, value));
   const text = search.toString();
   return request<DocumentListResponse>(`/documents${text ? `?${text}` : ''}`);
 }

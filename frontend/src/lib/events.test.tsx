@@ -122,7 +122,8 @@ describe('useDocumentEvents', () => {
     });
     const { queryClient } = renderWithProviders(<RAGDatabasePage />, { caller: ADMIN });
     await screen.findByRole('article', { name: 'ops.pdf' });
-    // Switch the filter to hab.
+    // Switch the filter to hab (offered once the list's departments are collected).
+    await screen.findByRole('option', { name: 'hab' });
     await userEvent.setup().selectOptions(screen.getByRole('combobox', { name: /^Show department/ }), 'hab');
     await waitFor(() => expect(screen.queryByRole('article', { name: 'ops.pdf' })).not.toBeInTheDocument());
     const filteredCalls = () =>
