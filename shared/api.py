@@ -19,9 +19,10 @@ Each SSE client receives only the documents its key may see.
 """
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from shared.events import AuditAction, Status
 from shared.models import FileType, StrategyName, Visibility
@@ -213,14 +214,70 @@ class IngestResponse(ApiResponse):
     replaced: list[str] = []
 
 
+DocumentSort = Literal["uploaded_at", "-uploaded_at", "filename", "-filename", "status", "-status",
+                       "pages", "-pages", "chunks", "-chunks"]
+"""Orders of a document listing: the field, ascending; with ``-``, descending."""
+MAX_PAGE_SIZE = 200
+MAX_SEARCH_CHARS = 200
+
+
+def _split_commas(value: object) -> object:
+    """``["queued,failed", "indexed"]`` → ``["queued", "failed", "indexed"]``: a list filter may
+    repeat its parameter or separate values with commas."""
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        return [part.strip() for item in value for part in str(item).split(",") if part.strip()]
+    return value
+
+
+class DocumentListQuery(BaseModel):
+    """The query parameters of ``GET /api/v1/documents`` (all optional; ``department`` is the
+    scope, handled apart, see ``services/gateway/listing.py``). Each field's description is also
+    the sentence a 422 answers with when its value is wrong."""
+
+    q: Text | None = Field(None, max_length=MAX_SEARCH_CHARS, description=(
+        f"search text (at most {MAX_SEARCH_CHARS} characters): documents whose filename or chunk text "
+        "contains it, ignoring case"))
+    status: Annotated[list[Status], BeforeValidator(_split_commas)] = Field([], description=(
+        "one or more of queued, processing, indexed, failed (repeat the parameter or separate with commas)"))
+    strategy: Annotated[list[StrategyName], BeforeValidator(_split_commas)] = Field([], description=(
+        "the chunking strategy chosen at upload: token or question (several allowed)"))
+    uploaded_from: date | None = Field(None, description=(
+        "a date written YYYY-MM-DD: documents uploaded on that day or later (the gateway's DOCUMENT_DATES_TZ)"))
+    uploaded_to: date | None = Field(None, description=(
+        "a date written YYYY-MM-DD: documents uploaded on that day or earlier (the gateway's DOCUMENT_DATES_TZ)"))
+    sort: DocumentSort = Field("-uploaded_at", description=(
+        "one of uploaded_at, filename, status, pages, chunks; a leading '-' sorts descending"))
+    page: int = Field(1, ge=1, description="the page to show: a whole number, 1 or more")
+    page_size: int | None = Field(None, ge=1, le=MAX_PAGE_SIZE, description=(
+        f"documents per page: a whole number from 1 to {MAX_PAGE_SIZE} (left out: every document on one page)"))
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> DocumentListQuery:
+        if self.uploaded_from and self.uploaded_to and self.uploaded_from > self.uploaded_to:
+            raise ValueError(f"uploaded_from ({self.uploaded_from}) is after uploaded_to ({self.uploaded_to})")
+        return self
+
+
 class DocumentListResponse(ApiResponse):
-    """``GET /api/v1/documents``: every document the caller may see (its department's and the
-    shared library; an admin: all, or one department's and the shared library), newest upload
-    first, with totals."""
+    """``GET /api/v1/documents``: one page of the documents the caller may see (its department's
+    and the shared library; an admin: all, or one department's and the shared library) that match
+    the filters, in the order asked for (newest upload first by default).
+
+    ``total_documents`` and ``total_chunks`` count every document of the caller's scope, filters
+    aside; ``total`` counts those matching the filters (the pager's count), of which ``documents``
+    is page ``page`` of ``page_size`` (``None``: all of them). ``notice`` says when the search
+    could not be done in full (the chunk text was not searched: the vector store was down).
+    """
 
     documents: list[DocumentRecord]
     total_documents: int
     total_chunks: int
+    total: int
+    page: int = 1
+    page_size: int | None = None
+    notice: str | None = None
 
 
 class ChunkInfo(ApiResponse):

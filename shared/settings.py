@@ -114,6 +114,9 @@ class Settings(BaseSettings):
     # when two query services run on one host.
     query_instance: str = Field(default_factory=socket.gethostname)
     max_upload_bytes: int = 100 * 1024 * 1024
+    # The time zone of the calendar days in a document listing's uploaded_from/uploaded_to
+    # (GET /api/v1/documents): an officer's "uploaded on 16 May" is a day in Hong Kong.
+    document_dates_tz: str = "Asia/Hong_Kong"
     max_request_bytes: int = 1024 * 1024  # body of any other request (JSON), 413 above
     # Host header values the gateway answers (DNS rebinding): comma-separated names, a port is
     # ignored, "*.example.org" matches subdomains, "*" turns the check off.
@@ -220,6 +223,17 @@ class Settings(BaseSettings):
     reindex_stale_s: float = 60.0
 
     department_default: str = Field(default="default", description="department key stamped on every record")
+
+    @field_validator("document_dates_tz")
+    @classmethod
+    def _known_time_zone(cls, v: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {v!r} (an IANA name such as Asia/Hong_Kong)") from None
+        return v
 
     @field_validator("allowed_hosts", mode="before")
     @classmethod

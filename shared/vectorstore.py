@@ -77,6 +77,10 @@ def _embeddings(vectors: list[list[float]]) -> PyEmbeddings:
     return cast("PyEmbeddings", vectors)
 
 
+_REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
+"""Characters Chroma's (Rust) regex syntax gives a meaning; escaped, they match themselves."""
+
+
 class VectorStore:
     """The collections of one index generation on a Chroma server (cosine space).
 
@@ -269,6 +273,25 @@ class VectorStore:
                     break
                 offset += page
         return out
+
+    def documents_containing(self, text: str, where: dict[str, Any] | None = None, page: int = 5000) -> set[str]:
+        """Ids of the documents with a chunk whose text contains ``text``, ignoring case, among the
+        chunks matching ``where`` (a Chroma metadata condition, e.g. ``shared.scope.chroma_where``).
+
+        Chroma's ``$contains`` is case-sensitive, so this asks for ``$regex`` ``(?i)`` and the text
+        with every regex metacharacter escaped: a plain substring, found by Chroma itself.
+        """
+        pattern = "(?i)" + "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)
+        out: set[str] = set()
+        offset = 0
+        while True:
+            metas = self.collection.get(where=cast(Where, where) if where else None,
+                                        where_document={"$regex": pattern}, include=["metadatas"],
+                                        limit=page, offset=offset)["metadatas"] or []
+            out.update(str(m["document_id"]) for m in metas if m and m.get("document_id"))
+            if len(metas) < page:
+                return out
+            offset += page
 
     def count_document_records(self, document_id: str) -> int:
         """Records of a document in this generation: chunks + question lines + statistics."""

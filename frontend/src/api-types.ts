@@ -44,7 +44,10 @@ export interface paths {
          * List Documents
          * @description The caller's documents (its department's and the shared library; an admin: every
          *     department, or with ``?department=`` that one and the shared library) with status, stage,
-         *     progress and chunk count, newest first.
+         *     progress and chunk count: those matching the filters, in the order and the page asked for
+         *     (``listing.py``; by default every document, newest first). The scope is applied first: the
+         *     totals and the search never see another department's documents. 422 with a sentence for a
+         *     bad parameter.
          */
         get: operations["list_documents_api_v1_documents_get"];
         put?: never;
@@ -640,9 +643,14 @@ export interface components {
         };
         /**
          * DocumentListResponse
-         * @description ``GET /api/v1/documents``: every document the caller may see (its department's and the
-         *     shared library; an admin: all, or one department's and the shared library), newest upload
-         *     first, with totals.
+         * @description ``GET /api/v1/documents``: one page of the documents the caller may see (its department's
+         *     and the shared library; an admin: all, or one department's and the shared library) that match
+         *     the filters, in the order asked for (newest upload first by default).
+         *
+         *     ``total_documents`` and ``total_chunks`` count every document of the caller's scope, filters
+         *     aside; ``total`` counts those matching the filters (the pager's count), of which ``documents``
+         *     is page ``page`` of ``page_size`` (``None``: all of them). ``notice`` says when the search
+         *     could not be done in full (the chunk text was not searched: the vector store was down).
          */
         DocumentListResponse: {
             /** Documents */
@@ -651,6 +659,17 @@ export interface components {
             total_documents: number;
             /** Total Chunks */
             total_chunks: number;
+            /** Total */
+            total: number;
+            /**
+             * Page
+             * @default 1
+             */
+            page: number;
+            /** Page Size */
+            page_size: number | null;
+            /** Notice */
+            notice: string | null;
         };
         /**
          * DocumentRecord
@@ -1225,6 +1244,22 @@ export interface operations {
     list_documents_api_v1_documents_get: {
         parameters: {
             query?: {
+                /** @description search text (at most 200 characters): documents whose filename or chunk text contains it, ignoring case */
+                q?: string | null;
+                /** @description one or more of queued, processing, indexed, failed (repeat the parameter or separate with commas) */
+                status?: ("queued" | "processing" | "indexed" | "failed")[];
+                /** @description the chunking strategy chosen at upload: token or question (several allowed) */
+                strategy?: ("token" | "question")[];
+                /** @description a date written YYYY-MM-DD: documents uploaded on that day or later (the gateway's DOCUMENT_DATES_TZ) */
+                uploaded_from?: string | null;
+                /** @description a date written YYYY-MM-DD: documents uploaded on that day or earlier (the gateway's DOCUMENT_DATES_TZ) */
+                uploaded_to?: string | null;
+                /** @description one of uploaded_at, filename, status, pages, chunks; a leading '-' sorts descending */
+                sort?: "uploaded_at" | "-uploaded_at" | "filename" | "-filename" | "status" | "-status" | "pages" | "-pages" | "chunks" | "-chunks";
+                /** @description the page to show: a whole number, 1 or more */
+                page?: number;
+                /** @description documents per page: a whole number from 1 to 200 (left out: every document on one page) */
+                page_size?: number | null;
                 /** @description Admin keys: only this department's documents (and the shared library). Other keys may name only their own department. */
                 department?: string | null;
             };

@@ -2,6 +2,7 @@ import '@mantine/core/styles.css';
 import '@mantine/dropzone/styles.css';
 import '@mantine/notifications/styles.css';
 import './notifications.css';
+import './focus.css';
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

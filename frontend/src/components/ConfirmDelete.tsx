@@ -25,6 +25,8 @@ export function openConfirmDelete({
     children: typeof message === 'string' ? <Text size="sm">{message}</Text> : message,
     labels: { confirm: 'Delete', cancel: 'Cancel' },
     confirmProps: { color: 'red' },
+    // Focus starts on Cancel: Enter or Space right after opening must not delete anything.
+    cancelProps: { 'data-autofocus': true },
     onConfirm,
   });
 }

@@ -9,6 +9,7 @@ import { useCaller } from '../lib/session';
 import { DocumentRow } from './DocumentRow';
 
 export interface DocumentListProps {
+  /** In the order to show them (the server's sort). */
   documents: DocumentInfo[];
   /** document_id → ids of the documents it replaced (uploads made in this session). */
   replacements?: Record<string, string[]>;
@@ -29,8 +30,6 @@ export function DocumentList({ documents, replacements = {}, emptyText }: Docume
     );
   }
 
-  const sorted = [...documents].sort((a, b) => (b.upload_date ?? '').localeCompare(a.upload_date ?? ''));
-
   const handleDelete = (doc: DocumentInfo) => {
     deleteDocument.mutate(doc.document_id, {
       onSuccess: (result) =>
@@ -42,7 +41,7 @@ export function DocumentList({ documents, replacements = {}, emptyText }: Docume
 
   return (
     <Stack gap="sm" role="list" aria-label="Documents">
-      {sorted.map((doc) => (
+      {documents.map((doc) => (
         <div role="listitem" key={doc.document_id}>
           <DocumentRow
             doc={doc}

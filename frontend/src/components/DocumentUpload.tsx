@@ -2,8 +2,8 @@ import { useRef, useState } from 'react';
 import { Badge, Button, Checkbox, CloseButton, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Dropzone, type FileRejection } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
-import type { ChunkingStrategy, DocumentInfo, IngestResponse } from '../types';
-import { useApiConfig, useIngestDocument } from '../lib/queries';
+import type { ChunkingStrategy, IngestResponse } from '../types';
+import { useApiConfig, useIngestDocument, useSameNamedDocuments } from '../lib/queries';
 import { errorMessage } from '../lib/api';
 import { dropzoneAccept, fileTypeList } from '../lib/accept';
 import { STRATEGY_OPTIONS } from '../lib/format';
@@ -12,8 +12,6 @@ import { useCaller } from '../lib/session';
 import { StrategySelector } from './StrategySelector';
 
 export interface DocumentUploadProps {
-  /** Current documents, used to warn that a same-named upload replaces the old one. */
-  existing: DocumentInfo[];
   onUploaded?: (response: IngestResponse) => void;
   /** Departments to suggest in an admin's department field. */
   departments?: string[];
@@ -29,7 +27,7 @@ function formatSize(bytes: number) {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-export function DocumentUpload({ existing, onUploaded, departments = [] }: DocumentUploadProps) {
+export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadProps) {
   const caller = useCaller();
   const admin = isAdmin(caller);
   const [strategy, setStrategy] = useState<ChunkingStrategy>('token');
@@ -50,11 +48,10 @@ export function DocumentUpload({ existing, onUploaded, departments = [] }: Docum
   // An upload replaces a same-named document of the same department and library only.
   const targetDepartment = admin ? department.trim() || caller.department : caller.department;
   const targetVisibility = admin && shared ? 'shared' : 'department';
-  const existingNames = new Set(
-    existing
-      .filter((d) => d.department === targetDepartment && visibilityOf(d) === targetVisibility)
-      .map((d) => d.filename),
-  );
+  // Asked from the server per queued file: the page holds only one page of the documents.
+  const sameNamed = useSameNamedDocuments(files.map((f) => f.name));
+  const replacesExisting = (name: string) =>
+    (sameNamed[name] ?? []).some((d) => d.department === targetDepartment && visibilityOf(d) === targetVisibility);
   const strategyLabel = STRATEGY_OPTIONS.find((o) => o.value === strategy)?.label ?? strategy;
 
   const addFiles = (dropped: File[]) => {
@@ -154,6 +151,7 @@ export function DocumentUpload({ existing, onUploaded, departments = [] }: Docum
           disabled={uploading}
           aria-label={`Drop ${anyType ? `${anyType} ` : ''}files here, or press Enter to choose files`}
           name="file"
+          inputProps={{ 'aria-label': 'Files to upload', id: 'upload-files' }}
         >
           <Stack align="center" gap={4} py="md" style={{ pointerEvents: 'none' }}>
             <Dropzone.Accept>
@@ -176,7 +174,7 @@ export function DocumentUpload({ existing, onUploaded, departments = [] }: Docum
         {files.length > 0 && (
           <Stack gap={6} role="list" aria-label="Files ready to upload">
             {files.map((file) => {
-              const replaces = existingNames.has(file.name);
+              const replaces = replacesExisting(file.name);
               return (
                 <Group key={fileKey(file)} role="listitem" justify="space-between" wrap="nowrap" gap="xs">
                   <Group gap="xs" wrap="wrap" style={{ minWidth: 0 }}>

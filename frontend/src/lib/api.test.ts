@@ -86,11 +86,13 @@ describe('api key on requests', () => {
     });
     await listDocuments('環境局');
     await listDocuments(null);
+    await listDocuments('hab', new URLSearchParams('q=排水&status=queued&status=failed&page=2'));
     await ingestDocument(new File(['x'], 'a.pdf'), 'question', { department: ' legco ', shared: true });
     await ingestDocument(new File(['x'], 'a.pdf'), 'question', { department: 'hab', shared: false });
     expect(spy.mock.calls.map(([url]) => url)).toEqual([
       `/api/v1/documents?department=${encodeURIComponent('環境局')}`,
       '/api/v1/documents',
+      `/api/v1/documents?department=hab&q=${encodeURIComponent('排水')}&status=queued&status=failed&page=2`,
       '/api/v1/ingest?strategy=question&department=legco&visibility=shared',
       '/api/v1/ingest?strategy=question&department=hab',
     ]);

@@ -136,9 +136,16 @@ export function getConfig(): Promise<ApiConfig> {
   return request<ApiConfig>('/config');
 }
 
-/** The caller's documents; an admin may name one `department` (its documents and the shared ones). */
-export function listDocuments(department?: string | null): Promise<DocumentListResponse> {
-  return request<DocumentListResponse>(`/documents${queryString({ department })}`);
+/**
+ * The caller's documents; an admin may name one `department` (its documents and the shared ones).
+ * `params` adds the listing's search, filters, sort and page (`lib/documentFilters.ts`).
+ */
+export function listDocuments(department?: string | null, params?: URLSearchParams): Promise<DocumentListResponse> {
+  // The department first: `e2e/ui.e2e.mjs` waits for `/documents?department=…`.
+  const search = new URLSearchParams(department ? { department } : {});
+  params?.forEach((value, name) => search.append(name, value));
+  const text = search.toString();
+  return request<DocumentListResponse>(`/documents${text ? `?${text}` : ''}`);
 }
 
 export function getDocument(documentId: string): Promise<DocumentInfo> {

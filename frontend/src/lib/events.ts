@@ -87,8 +87,9 @@ export function useDocumentEvents(): EventStreamState {
       const record = parseData<DocumentInfo>(data);
       if (!record) return;
       // A document a list has not got yet (e.g. uploaded from another window).
+      // A fetch already under way is kept (not restarted): a bulk upload sends many records a second.
       for (const key of applyDocumentRecord(queryClient, record)) {
-        void queryClient.invalidateQueries({ queryKey: key, exact: true });
+        void queryClient.invalidateQueries({ queryKey: key, exact: true }, { cancelRefetch: false });
       }
       if (record.status === 'indexed' || record.status === 'failed') {
         // The record is complete; only the chunks (listed separately) changed.

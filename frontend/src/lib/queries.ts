@@ -1,4 +1,11 @@
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from '@tanstack/react-query';
 import {
   createKey,
   deleteChunk,
@@ -33,6 +40,10 @@ export const queryKeys = {
   documentLists: ['documents', 'list'] as const,
   /** The list for `department` (admin filter), or of everything the caller sees. */
   documentList: (department?: string | null) => ['documents', 'list', department || ALL] as const,
+  /** One page of the list for `department` with the listing parameters `params` (a query string). */
+  documentPage: (department: string | null, params: string) => ['documents', 'list', department || ALL, params] as const,
+  /** The documents whose filename or text holds `filename` (the upload's replacement check). */
+  namedDocuments: (filename: string) => ['documents', 'named', filename] as const,
   document: (id: string) => ['documents', 'detail', id] as const,
   chunks: (id: string) => ['chunks', id] as const,
   keys: ['keys'] as const,
@@ -55,9 +66,11 @@ export function removeCachedDocument(queryClient: QueryClient, documentId: strin
     const removed = old?.documents.find((d) => d.document_id === documentId);
     if (!old || !removed) return old;
     return {
+      ...old,
       documents: old.documents.filter((d) => d.document_id !== documentId),
       total_documents: Math.max(0, old.total_documents - 1),
       total_chunks: Math.max(0, old.total_chunks - removed.chunk_count),
+      total: Math.max(0, old.total - 1),
     };
   });
   queryClient.removeQueries({ queryKey: queryKeys.chunks(documentId) });
@@ -80,6 +93,45 @@ export function useDocuments(options?: { pollWhileProcessing?: boolean; departme
       return busy ? 5000 : false;
     },
   });
+}
+
+function anyBusy(data: DocumentListResponse | undefined): boolean {
+  return Boolean(data?.documents.some((d) => d.status === 'queued' || d.status === 'processing'));
+}
+
+/**
+ * One page of the document list: the server searches, filters, sorts and pages (`params`, from
+ * `lib/documentFilters.ts`); `department` is an admin's department filter. While the next page
+ * loads, the previous one stays shown. Polls like `useDocuments` when `pollWhileProcessing`.
+ */
+export function useDocumentPage(params: URLSearchParams, options?: { pollWhileProcessing?: boolean; department?: string | null }) {
+  const poll = options?.pollWhileProcessing ?? false;
+  const department = options?.department || null;
+  const text = params.toString();
+  return useQuery({
+    queryKey: queryKeys.documentPage(department, text),
+    queryFn: () => listDocuments(department, new URLSearchParams(text)),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (poll && anyBusy(query.state.data) ? 5000 : false),
+  });
+}
+
+/**
+ * For each of `filenames`, the caller's documents of exactly that name (asked from the server
+ * with `?q=`, so the check does not need every document loaded).
+ */
+export function useSameNamedDocuments(filenames: string[]): Record<string, DocumentInfo[]> {
+  const results = useQueries({
+    queries: filenames.map((name) => ({
+      queryKey: queryKeys.namedDocuments(name),
+      queryFn: () => listDocuments(null, new URLSearchParams({ q: name, page_size: '200' })),
+    })),
+  });
+  const out: Record<string, DocumentInfo[]> = {};
+  filenames.forEach((name, i) => {
+    out[name] = (results[i]?.data?.documents ?? []).filter((d) => d.filename === name);
+  });
+  return out;
 }
 
 /** The gateway's upload rules; read once per page load (they change only with a redeploy). */

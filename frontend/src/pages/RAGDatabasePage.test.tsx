@@ -17,6 +17,10 @@ function listBody(documents: DocumentInfo[]) {
     documents,
     total_documents: documents.length,
     total_chunks: documents.reduce((n, d) => n + d.chunk_count, 0),
+    total: documents.length,
+    page: 1,
+    page_size: 25,
+    notice: null,
   };
 }
 
@@ -165,7 +169,7 @@ describe('RAGDatabasePage', () => {
     expect(within(pending).getAllByRole('listitem')).toHaveLength(2);
     // A file with the name of an existing document is flagged before upload.
     const paperItem = within(pending).getByText('paper.pdf').closest('[role="listitem"]') as HTMLElement;
-    expect(within(paperItem).getByText('Replaces existing document')).toBeInTheDocument();
+    expect(await within(paperItem).findByText('Replaces existing document')).toBeInTheDocument();
     const notesItem = within(pending).getByText('notes.txt').closest('[role="listitem"]') as HTMLElement;
     expect(within(notesItem).queryByText('Replaces existing document')).not.toBeInTheDocument();
 

@@ -1,8 +1,19 @@
 import { useEffect, useState } from 'react';
-import { Alert, Badge, Container, Group, Loader, NativeSelect, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Container, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useSearchParams } from 'react-router-dom';
+import { DocumentFilterBar } from '../components/DocumentFilterBar';
 import { DocumentList } from '../components/DocumentList';
+import { DocumentPager } from '../components/DocumentPager';
 import { DocumentUpload } from '../components/DocumentUpload';
-import { useDocuments } from '../lib/queries';
+import {
+  PAGE_SIZE,
+  filtersFromSearch,
+  filtersToSearch,
+  isFiltered,
+  listParams,
+  type DocumentFilters,
+} from '../lib/documentFilters';
+import { useDocumentPage } from '../lib/queries';
 import { useDocumentEvents } from '../lib/events';
 import { errorMessage } from '../lib/api';
 import { canUpload, isAdmin, visibilityOf } from '../lib/roles';
@@ -29,9 +40,6 @@ const LIVE_LABEL: Record<string, { text: string; color: string }> = {
   unsupported: { text: 'Live updates unavailable — refreshing periodically', color: 'gray' },
 };
 
-/** Value of the department filter meaning "no filter". */
-const ALL_DEPARTMENTS = '';
-
 /**
  * The departments an admin can filter by: those seen in any list so far (a filtered list shows
  * only one department and the shared library, so the options are kept, not recomputed), sorted.
@@ -54,10 +62,18 @@ export function RAGDatabasePage() {
   const admin = isAdmin(caller);
   const eventState = useDocumentEvents();
   const [replacements, setReplacements] = useState<Record<string, string[]>>({});
-  const [department, setDepartment] = useState(ALL_DEPARTMENTS);
+  // Search, filters, sort and page live in the URL: a reload or a shared link shows the same list.
+  const [search, setSearch] = useSearchParams();
+  const filters = filtersFromSearch(search);
+  const changeFilters = (change: Partial<DocumentFilters>) =>
+    setSearch(filtersToSearch({ ...filters, ...change, page: change.page ?? 1 }), { replace: true });
   // Poll only when the live stream is down or reconnecting (and only while something is processing).
-  const documents = useDocuments({ pollWhileProcessing: eventState !== 'open', department: admin ? department : null });
+  const documents = useDocumentPage(listParams(filters, PAGE_SIZE), {
+    pollWhileProcessing: eventState !== 'open',
+    department: admin ? filters.department : null,
+  });
   const departments = useSeenDepartments(documents.data?.documents, caller.department);
+  const filtered = isFiltered(filters);
 
   const onUploaded = (response: IngestResponse) => {
     if (response.replaced?.length) {
@@ -91,23 +107,10 @@ export function RAGDatabasePage() {
             <Stat label="Documents" value={documents.data?.total_documents ?? '—'} />
             <Stat label="Chunks" value={documents.data?.total_chunks ?? '—'} />
           </SimpleGrid>
-          {admin && (
-            <NativeSelect
-              label="Show department"
-              description="Its documents and the shared library"
-              value={department}
-              onChange={(e) => setDepartment(e.currentTarget.value)}
-              data={[
-                { value: ALL_DEPARTMENTS, label: 'All departments' },
-                ...departments.map((d) => ({ value: d, label: d })),
-              ]}
-              w={240}
-            />
-          )}
         </Group>
 
         {canUpload(caller) ? (
-          <DocumentUpload existing={documents.data?.documents ?? []} onUploaded={onUploaded} departments={departments} />
+          <DocumentUpload onUploaded={onUploaded} departments={departments} />
         ) : (
           <Alert color="gray" variant="light" title="Read-only access">
             Your key can read and ask questions; uploading and deleting documents needs a member key.
@@ -118,18 +121,50 @@ export function RAGDatabasePage() {
           <Title order={2} size="h4" id="documents-heading" mb="sm">
             Documents
           </Title>
+          <Stack gap="sm" mb="sm">
+            <DocumentFilterBar filters={filters} onChange={changeFilters} departments={admin ? departments : null} />
+          </Stack>
           {documents.isPending && <Loader size="sm" aria-label="Loading documents" />}
           {documents.isError && (
             <Alert color="red" title="Could not load documents" role="alert">
               {errorMessage(documents.error)}
             </Alert>
           )}
+          {documents.data?.notice && (
+            <Alert color="gray" variant="light" mb="sm" role="status">
+              {documents.data.notice}
+            </Alert>
+          )}
           {documents.isSuccess && (
-            <DocumentList
-              documents={documents.data.documents}
-              replacements={replacements}
-              emptyText={canUpload(caller) ? undefined : 'No documents yet.'}
-            />
+            <Stack gap="sm">
+              <DocumentPager
+                page={filters.page}
+                pageSize={PAGE_SIZE}
+                total={documents.data.total}
+                onPage={(page) => changeFilters({ page })}
+              />
+              <DocumentList
+                documents={documents.data.documents}
+                replacements={replacements}
+                emptyText={
+                  filtered
+                    ? 'No documents match this search and these filters.'
+                    : documents.data.total > 0
+                      ? 'No documents on this page.'
+                      : canUpload(caller)
+                        ? undefined
+                        : 'No documents yet.'
+                }
+              />
+              {documents.data.documents.length > 5 && (
+                <DocumentPager
+                  page={filters.page}
+                  pageSize={PAGE_SIZE}
+                  total={documents.data.total}
+                  onPage={(page) => changeFilters({ page })}
+                />
+              )}
+            </Stack>
           )}
         </section>
       </Stack>

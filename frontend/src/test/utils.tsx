@@ -6,7 +6,7 @@ import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { vi } from 'vitest';
-import { theme } from '../providers';
+import { cssVariablesResolver, theme } from '../providers';
 import { storeKey } from '../lib/auth';
 import { SessionContext, SessionProvider, type Session } from '../lib/session';
 import type { ApiConfig, Caller, ChunkInfo, DocumentInfo, Source } from '../types';
@@ -54,7 +54,7 @@ export function renderWithProviders(ui: ReactElement, { route = '/', caller = ME
     </ModalsProvider>
   );
   const result = render(
-    <MantineProvider theme={theme} env="test">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} env="test">
       <QueryClientProvider client={queryClient}>
         {session ? (
           <SessionContext.Provider value={session}>{inner}</SessionContext.Provider>

@@ -57,6 +57,8 @@ class MemoryVectors:
 
     def __init__(self, chunks: dict[str, tuple[str, dict[str, Any]]] | None = None) -> None:
         self.chunks = chunks or {}
+        self.searches: list[tuple[str, dict[str, Any] | None]] = []
+        self.down = False
 
     def get_document_chunks(self, document_id: str) -> dict[str, list]:
         ids = [i for i, (_, m) in self.chunks.items() if m.get("document_id") == document_id]
@@ -74,6 +76,24 @@ class MemoryVectors:
     def delete_ids(self, ids: list[str]) -> None:
         for i in ids:
             self.chunks.pop(i, None)
+
+    def documents_containing(self, text: str, where: dict[str, Any] | None = None) -> set[str]:
+        """Documents with a chunk containing ``text`` (ignoring case) whose metadata meets
+        ``where`` (the ``shared.scope.chroma_where`` shapes); each call is kept in ``searches``."""
+        self.searches.append((text, where))
+        if self.down:
+            raise ConnectionError("Chroma is down")
+        return {str(m["document_id"]) for t, m in self.chunks.values()
+                if text.casefold() in t.casefold() and _meets(m, where)}
+
+
+def _meets(meta: dict[str, Any], where: dict[str, Any] | None) -> bool:
+    """Chroma's ``where`` for the shapes the gateway sends (``$or``, ``$in``, equality)."""
+    if not where:
+        return True
+    if "$or" in where:
+        return any(_meets(meta, w) for w in where["$or"])
+    return all(meta.get(k) in v["$in"] if isinstance(v, dict) else meta.get(k) == v for k, v in where.items())
 
 
 class Publisher:
@@ -167,7 +187,8 @@ def test_upload_sends_the_queued_record_as_served_by_the_api(gw: Gateway) -> Non
     assert set(served) == set(DocumentRecord.model_fields)
     assert served["status"] == "queued" and served["stage"] == "uploaded" and served["file_type"] == "txt"
     assert gw.client.get("/api/v1/documents").json() == {"documents": [served], "total_documents": 1,
-                                                         "total_chunks": 0}
+                                                         "total_chunks": 0, "total": 1, "page": 1,
+                                                         "page_size": None, "notice": None}
 
 
 async def test_each_folded_progress_event_sends_the_whole_record(gw: Gateway) -> None:

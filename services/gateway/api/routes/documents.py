@@ -8,30 +8,48 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import PurePath
+from typing import Annotated
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, HTTPException, Query, Response
 
 from services.gateway import audit
 from services.gateway.access import NO_CHUNK, NO_PAGE, can_read, check_can_modify, visible
 from services.gateway.api.deps import DocumentIdDep, ReadableDocumentDep, ScopeDep, StateDep
+from services.gateway.api.plain_errors import plain_errors_route
 from services.gateway.auth.principal import CallerDep, MemberDep
+from services.gateway.content_search import UNAVAILABLE, documents_containing
 from services.gateway.deletion import delete_chunks, delete_document
+from services.gateway.listing import select
 from shared import storage
-from shared.api import ChunkListResponse, DeleteResponse, DocumentListResponse, DocumentRecord
+from shared.api import ChunkListResponse, DeleteResponse, DocumentListQuery, DocumentListResponse, DocumentRecord
 from shared.chunkview import chunk_view
 
 router = APIRouter(tags=["documents"])
 
 
-@router.get("/documents", response_model=DocumentListResponse)
-async def list_documents(state: StateDep, scope: ScopeDep) -> DocumentListResponse:
+async def list_documents(state: StateDep, scope: ScopeDep,
+                         query: Annotated[DocumentListQuery, Query()]) -> DocumentListResponse:
     """The caller's documents (its department's and the shared library; an admin: every
     department, or with ``?department=`` that one and the shared library) with status, stage,
-    progress and chunk count, newest first."""
+    progress and chunk count: those matching the filters, in the order and the page asked for
+    (``listing.py``; by default every document, newest first). The scope is applied first: the
+    totals and the search never see another department's documents. 422 with a sentence for a
+    bad parameter."""
     docs = [d for d in state.registry.list() if can_read(scope, d)]
-    return DocumentListResponse(documents=docs, total_documents=len(docs),
-                                total_chunks=sum(d.chunk_count for d in docs))
+    content_ids: set[str] | None = set()
+    q = (query.q or "").strip()
+    if q:
+        content_ids = await documents_containing(state.vectors, q, scope)
+    page = select(docs, query, content_ids or set(), ZoneInfo(state.settings.document_dates_tz))
+    return DocumentListResponse(documents=page.documents, total_documents=len(docs),
+                                total_chunks=sum(d.chunk_count for d in docs), total=page.total, page=query.page,
+                                page_size=query.page_size, notice=UNAVAILABLE if content_ids is None else None)
+
+
+router.add_api_route("/documents", list_documents, methods=["GET"], response_model=DocumentListResponse,
+                     route_class_override=plain_errors_route(DocumentListQuery))
 
 
 @router.get("/documents/{document_id}", response_model=DocumentRecord)

@@ -1,0 +1,129 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Button, Checkbox, Group, NativeSelect, Paper, Stack, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import {
+  SORTS,
+  STATUSES,
+  STRATEGIES,
+  isFiltered,
+  type DocumentFilters,
+  type DocumentSort,
+} from '../lib/documentFilters';
+import type { ChunkingStrategy, DocumentStatus } from '../types';
+
+/** Value of the department filter meaning "no filter". */
+const ALL_DEPARTMENTS = '';
+
+export interface DocumentFilterBarProps {
+  filters: DocumentFilters;
+  /** A change of some filters (the page goes back to 1). */
+  onChange: (change: Partial<DocumentFilters>) => void;
+  /** Departments an admin may pick; `null` for everyone else (no department filter). */
+  departments: string[] | null;
+}
+
+/**
+ * The Database page's search box (filename or text; sent 300 ms after typing stops, or on Enter),
+ * status, strategy, department (admins) and upload-date filters, and the sort.
+ */
+export function DocumentFilterBar({ filters, onChange, departments }: DocumentFilterBarProps) {
+  const [text, setText] = useState(filters.q);
+  const [debounced] = useDebouncedValue(text, 300);
+  // A search from the URL (back, a shared link) replaces what is typed.
+  useEffect(() => setText(filters.q), [filters.q]);
+  useEffect(() => {
+    if (debounced !== filters.q) onChange({ q: debounced });
+    // Only a settled change of the typed text searches; `filters.q` changing is handled above.
+  }, [debounced]);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (text !== filters.q) onChange({ q: text });
+  };
+
+  return (
+    <Paper withBorder radius="md" p="md" component="section" aria-label="Search and filter documents">
+      <Stack gap="sm">
+        <form role="search" onSubmit={submit}>
+          <TextInput
+            type="search"
+            label="Search documents"
+            description="Words in the filename or the text, any case"
+            value={text}
+            onChange={(e) => setText(e.currentTarget.value)}
+            maxLength={200}
+          />
+        </form>
+        <Group gap="lg" align="flex-end" wrap="wrap">
+          <Checkbox.Group
+            label="Status"
+            value={filters.status}
+            onChange={(value) => onChange({ status: value as DocumentStatus[] })}
+          >
+            <Group gap="sm" mt={6}>
+              {STATUSES.map((s) => (
+                <Checkbox key={s.value} value={s.value} label={s.label} />
+              ))}
+            </Group>
+          </Checkbox.Group>
+          <NativeSelect
+            label="Chunking strategy"
+            value={filters.strategy}
+            onChange={(e) => onChange({ strategy: e.currentTarget.value as ChunkingStrategy | '' })}
+            data={[{ value: '', label: 'Any strategy' }, ...STRATEGIES]}
+            w={180}
+          />
+          {departments && (
+            <NativeSelect
+              label="Show department"
+              description="Its documents and the shared library"
+              value={filters.department}
+              onChange={(e) => onChange({ department: e.currentTarget.value })}
+              data={[
+                { value: ALL_DEPARTMENTS, label: 'All departments' },
+                ...departments.map((d) => ({ value: d, label: d })),
+              ]}
+              w={220}
+            />
+          )}
+        </Group>
+        <Group gap="lg" align="flex-end" wrap="wrap">
+          <TextInput
+            type="date"
+            label="Uploaded from"
+            value={filters.from}
+            max={filters.to || undefined}
+            onChange={(e) => onChange({ from: e.currentTarget.value })}
+            w={180}
+          />
+          <TextInput
+            type="date"
+            label="Uploaded to"
+            value={filters.to}
+            min={filters.from || undefined}
+            onChange={(e) => onChange({ to: e.currentTarget.value })}
+            w={180}
+          />
+          <NativeSelect
+            label="Sort by"
+            value={filters.sort}
+            onChange={(e) => onChange({ sort: e.currentTarget.value as DocumentSort })}
+            data={SORTS.map((s) => ({ value: s.value, label: s.label }))}
+            w={220}
+          />
+          {isFiltered(filters) && (
+            <Button
+              variant="default"
+              onClick={() => {
+                setText('');
+                onChange({ q: '', status: [], strategy: '', from: '', to: '' });
+              }}
+            >
+              Clear filters
+            </Button>
+          )}
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
