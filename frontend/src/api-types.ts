@@ -44,7 +44,8 @@ export interface paths {
          * List Documents
          * @description The caller's documents (its department's and the shared library; an admin: every
          *     department, or with ``?department=`` that one and the shared library) with status, stage,
-         *     progress and chunk count, newest first.
+         *     progress and chunk count, newest first; an unfinished one with its place in line and
+         *     estimated seconds to indexed (``queue_position``, ``eta_s``).
          */
         get: operations["list_documents_api_v1_documents_get"];
         put?: never;
@@ -64,7 +65,7 @@ export interface paths {
         };
         /**
          * Get Document
-         * @description One document's record (404 when unknown or another department's).
+         * @description One document's record (404 when unknown or another department's), with its wait estimate.
          */
         get: operations["get_document_api_v1_documents__document_id__get"];
         put?: never;
@@ -182,7 +183,8 @@ export interface paths {
          * @description Answer a question from the documents the key may read: its department's and the shared
          *     library (an admin: every department, or with ``?department=`` that one and the shared
          *     library). ``document_ids`` of other departments match nothing. Each source names its
-         *     ``department`` and ``visibility``. 503 when the query service is down.
+         *     ``department`` and ``visibility``. 503 when the query service cannot be reached, 504 when it
+         *     does not answer within ``QUERY_FORWARD_TIMEOUT_S``; both with a readable ``detail``.
          */
         post: operations["query_api_v1_query_post"];
         delete?: never;
@@ -672,6 +674,13 @@ export interface components {
          *     uploads (nanoseconds since the epoch, strictly increasing per gateway; 0 for documents
          *     uploaded before it existed): a same-named document of the same department and visibility
          *     with a higher ``upload_seq`` replaces this one once it is indexed.
+         *
+         *     ``queue_position`` and ``eta_s`` are the gateway's estimates, never stored (``null`` in the
+         *     manifest and for a finished document): ``queue_position`` is the document's 1-based place in
+         *     line for the stage it waits to be started by (``null`` while a stage works on it; it counts
+         *     other departments' documents ahead, fair share taken into account), ``eta_s`` the estimated
+         *     seconds until it is indexed, from the measured embedding rate (``null`` until one was
+         *     measured). See ``services/gateway/waits.py``.
          */
         DocumentRecord: {
             /** Document Id */
@@ -756,6 +765,10 @@ export interface components {
             waiting_for: string | null;
             /** Warnings */
             warnings: string[];
+            /** Queue Position */
+            queue_position: number | null;
+            /** Eta S */
+            eta_s: number | null;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -1475,6 +1488,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description The query service is not reachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The query service did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -28,16 +28,17 @@ router = APIRouter(tags=["documents"])
 async def list_documents(state: StateDep, scope: ScopeDep) -> DocumentListResponse:
     """The caller's documents (its department's and the shared library; an admin: every
     department, or with ``?department=`` that one and the shared library) with status, stage,
-    progress and chunk count, newest first."""
-    docs = [d for d in state.registry.list() if can_read(scope, d)]
+    progress and chunk count, newest first; an unfinished one with its place in line and
+    estimated seconds to indexed (``queue_position``, ``eta_s``)."""
+    docs = state.annotated([d for d in state.registry.list() if can_read(scope, d)])
     return DocumentListResponse(documents=docs, total_documents=len(docs),
                                 total_chunks=sum(d.chunk_count for d in docs))
 
 
 @router.get("/documents/{document_id}", response_model=DocumentRecord)
-async def get_document(rec: ReadableDocumentDep) -> DocumentRecord:
-    """One document's record (404 when unknown or another department's)."""
-    return rec
+async def get_document(state: StateDep, rec: ReadableDocumentDep) -> DocumentRecord:
+    """One document's record (404 when unknown or another department's), with its wait estimate."""
+    return state.annotated([rec])[0]
 
 
 @router.get("/documents/{document_id}/chunks", response_model=ChunkListResponse)
