@@ -164,6 +164,13 @@ class DocumentRecord(ApiResponse):
     uploads (nanoseconds since the epoch, strictly increasing per gateway; 0 for documents
     uploaded before it existed): a same-named document of the same department and visibility
     with a higher ``upload_seq`` replaces this one once it is indexed.
+
+    ``queue_position`` and ``eta_s`` are the gateway's estimates, never stored (``null`` in the
+    manifest and for a finished document): ``queue_position`` is the document's 1-based place in
+    line for the stage it waits to be started by (``null`` while a stage works on it; it counts
+    other departments' documents ahead, fair share taken into account), ``eta_s`` the estimated
+    seconds until it is indexed, from the measured embedding rate (``null`` until one was
+    measured). See ``services/gateway/waits.py``.
     """
 
     document_id: str
@@ -188,6 +195,8 @@ class DocumentRecord(ApiResponse):
     error: str | None = None
     waiting_for: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    queue_position: int | None = None
+    eta_s: float | None = None
 
 
 class DeletedNotice(ApiResponse):

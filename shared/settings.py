@@ -103,8 +103,14 @@ class Settings(BaseSettings):
     gateway_port: int = 8080
     gateway_instance: str = "1"  # consumer-group suffix: every gateway sees every progress event
     query_service_url: str = "http://127.0.0.1:8104"
-    query_forward_timeout_s: float = 120.0   # gateway → query service, per request
-    query_forward_attempts: int = 2          # a refused connection is tried once more (shared.retry)
+    # Gateway → query service. A connection not made within query_connect_timeout_s is tried
+    # once more (query_forward_attempts, shared.retry): a query service that is down is answered
+    # 503 within ~8 s. An answer not received within query_forward_timeout_s is 504 and not
+    # tried again (the query service has the question; a second try would double the wait);
+    # it is a little shorter than the web app's limit (60 s), so the app shows the gateway's reason.
+    query_connect_timeout_s: float = 3.0
+    query_forward_timeout_s: float = 55.0
+    query_forward_attempts: int = 2
     # How long an upload waits for Kafka to accept its documents.uploaded event; past it (Kafka
     # down) the upload is undone and answered 503, so no document waits queued for nothing.
     publish_timeout_s: float = 10.0

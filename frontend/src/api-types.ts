@@ -45,9 +45,10 @@ export interface paths {
          * @description The caller's documents (its department's and the shared library; an admin: every
          *     department, or with ``?department=`` that one and the shared library) with status, stage,
          *     progress and chunk count: those matching the filters, in the order and the page asked for
-         *     (``listing.py``; by default every document, newest first). The scope is applied first: the
-         *     totals and the search never see another department's documents. 422 with a sentence for a
-         *     bad parameter.
+         *     (``listing.py``; by default every document, newest first); an unfinished one with its place in
+         *     line and estimated seconds to indexed (``queue_position``, ``eta_s``). The scope is applied
+         *     first: the totals and the search never see another department's documents. 422 with a
+         *     sentence for a bad parameter.
          */
         get: operations["list_documents_api_v1_documents_get"];
         put?: never;
@@ -67,7 +68,7 @@ export interface paths {
         };
         /**
          * Get Document
-         * @description One document's record (404 when unknown or another department's).
+         * @description One document's record (404 when unknown or another department's), with its wait estimate.
          */
         get: operations["get_document_api_v1_documents__document_id__get"];
         put?: never;
@@ -185,7 +186,8 @@ export interface paths {
          * @description Answer a question from the documents the key may read: its department's and the shared
          *     library (an admin: every department, or with ``?department=`` that one and the shared
          *     library). ``document_ids`` of other departments match nothing. Each source names its
-         *     ``department`` and ``visibility``. 503 when the query service is down.
+         *     ``department`` and ``visibility``. 503 when the query service cannot be reached, 504 when it
+         *     does not answer within ``QUERY_FORWARD_TIMEOUT_S``; both with a readable ``detail``.
          */
         post: operations["query_api_v1_query_post"];
         delete?: never;
@@ -691,6 +693,13 @@ export interface components {
          *     uploads (nanoseconds since the epoch, strictly increasing per gateway; 0 for documents
          *     uploaded before it existed): a same-named document of the same department and visibility
          *     with a higher ``upload_seq`` replaces this one once it is indexed.
+         *
+         *     ``queue_position`` and ``eta_s`` are the gateway's estimates, never stored (``null`` in the
+         *     manifest and for a finished document): ``queue_position`` is the document's 1-based place in
+         *     line for the stage it waits to be started by (``null`` while a stage works on it; it counts
+         *     other departments' documents ahead, fair share taken into account), ``eta_s`` the estimated
+         *     seconds until it is indexed, from the measured embedding rate (``null`` until one was
+         *     measured). See ``services/gateway/waits.py``.
          */
         DocumentRecord: {
             /** Document Id */
@@ -775,6 +784,10 @@ export interface components {
             waiting_for: string | null;
             /** Warnings */
             warnings: string[];
+            /** Queue Position */
+            queue_position: number | null;
+            /** Eta S */
+            eta_s: number | null;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -1510,6 +1523,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+            /** @description The query service is not reachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The query service did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

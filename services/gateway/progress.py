@@ -8,6 +8,10 @@ not commit (``AckPolicy.NACK_ON_ERROR``) and the event comes again — so a reco
 behind the events it has acknowledged. A document that ends ``failed`` keeps nothing searchable:
 its vectors are removed and ``documents.deleted`` tells the query service to drop it from its
 keyword index (its original stays in MinIO, for a replay).
+
+Each step also feeds the wait estimates (``waits.py``: the embedding rate, chunks per page, time
+to a finished split), and the documents whose place in line or estimate moved because of it are
+sent to the SSE clients again.
 """
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ import time
 from services.gateway.deletion import publish_deleted
 from services.gateway.replacement import fold_progress as fold_and_settle
 from services.gateway.state import GatewayState
-from shared.api import DocumentRecord
+from services.gateway.waits import at_embedder
+from shared.api import SSE_DOCUMENT, DocumentRecord
 from shared.events import ProgressEvent
 from shared.outage import dependency_of
 
@@ -35,6 +40,7 @@ async def fold_progress(state: GatewayState, event: ProgressEvent) -> None:
     """
     s = state.settings
     start, waits = time.monotonic(), 0
+    busy = any(at_embedder(r) for r in state.registry.records.values())
     while True:
         try:
             before = state.registry.get(event.document_id)
@@ -48,8 +54,18 @@ async def fold_progress(state: GatewayState, event: ProgressEvent) -> None:
             log.warning("progress of %s not written (%s); waiting", event.document_id, e)
             await asyncio.sleep(min(s.outage_retry_max_s, s.outage_retry_base_s * 2 ** min(waits, 10))
                                 * (0.5 + random.random() / 2))
+    if before is not None and rec is not before:
+        state.waits.observe(before, event, busy)
+        announce_waits(state)
     if rec is not None and rec.status == "failed" and was != "failed":
         await purge_failed(state, rec)
+
+
+def announce_waits(state: GatewayState) -> None:
+    """Send the SSE clients the documents whose place in line or estimate moved enough
+    (``Waits.changed``), each to the connections whose scope holds it."""
+    for rec in state.waits.changed(state.registry.records.values(), time.time()):
+        state.hub.broadcast(SSE_DOCUMENT, rec.model_dump(mode="json"), rec.department, rec.visibility)
 
 
 async def purge_failed(state: GatewayState, record: DocumentRecord) -> None:

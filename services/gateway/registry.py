@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from services.gateway.sse import DocumentHub
 from shared import storage
@@ -66,11 +67,15 @@ class Registry:
     Args:
         store: the object store holding the manifests.
         hub: where changes are announced (SSE); ``None``: nowhere.
+
+    ``announce`` turns a record into what SSE clients are sent (``GatewayState`` sets it to add
+    the wait estimates, ``waits.py``); the stored record never carries them.
     """
 
     def __init__(self, store: ObjectStore, hub: DocumentHub | None = None) -> None:
         self.store = store
         self.hub = hub
+        self.announce: Callable[[DocumentRecord], DocumentRecord] = lambda r: r
         self.records: dict[str, DocumentRecord] = {}
         self.lock = asyncio.Lock()  # one fold (and the deletions it decides) at a time
         self._last_seq = 0
@@ -115,10 +120,13 @@ class Registry:
         Raises:
             minio errors when MinIO is down (nothing changed then).
         """
+        if record.queue_position is not None or record.eta_s is not None:  # estimates are never stored
+            record = record.model_copy(update={"queue_position": None, "eta_s": None})
         await asyncio.to_thread(self.store.put_json, storage.manifest_key(record.document_id), record)
         self.records[record.document_id] = record
         if self.hub is not None:
-            self.hub.broadcast(SSE_DOCUMENT, record.model_dump(mode="json"), record.department, record.visibility)
+            sent = self.announce(record)
+            self.hub.broadcast(SSE_DOCUMENT, sent.model_dump(mode="json"), record.department, record.visibility)
 
     async def apply(self, event: ProgressEvent) -> DocumentRecord | None:
         """Fold a progress event in; ``None`` (ignored) for unknown/deleted documents."""

@@ -1,15 +1,69 @@
-import { useState, type KeyboardEvent } from 'react';
-import { Button, Group, MultiSelect, NumberInput, Stack, Textarea } from '@mantine/core';
+import { useEffect, useState, type KeyboardEvent } from 'react';
+import { Button, Group, Loader, MultiSelect, NumberInput, Stack, Text, Textarea } from '@mantine/core';
 import type { DocumentInfo } from '../types';
+import { QUERY_SLOW_NOTICE_S, QUERY_TIME_LIMIT_S } from '../lib/api';
 
 export interface AskBoxProps {
   onAsk: (request: { question: string; top_k?: number; document_ids?: string[] }) => void;
+  /** A question is being answered: shows the elapsed seconds and, with `onCancel`, a Cancel button. */
   loading?: boolean;
+  /** Stop the question being answered. */
+  onCancel?: () => void;
+  /** Seconds after which the wait says the query service is slow (default QUERY_SLOW_NOTICE_S). */
+  slowNoticeS?: number;
+  /** Seconds after which the app gives up (shown in the slow notice; default QUERY_TIME_LIMIT_S). */
+  timeLimitS?: number;
   /** Indexed documents the question can be limited to. */
   documents?: DocumentInfo[];
 }
 
-export function AskBox({ onAsk, loading = false, documents = [] }: AskBoxProps) {
+/** Whole seconds since this was mounted, counted once a second. */
+function useElapsedSeconds(): number {
+  const [start] = useState(() => Date.now());
+  const [elapsed, setElapsed] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setElapsed(Math.floor((Date.now() - start) / 1000)), 1000);
+    return () => clearInterval(timer);
+  }, [start]);
+  return elapsed;
+}
+
+/** While a question runs: what is happening, the seconds so far, and Cancel. */
+function AskWait({ onCancel, slowNoticeS, timeLimitS }: { onCancel?: () => void; slowNoticeS: number;
+  timeLimitS: number }) {
+  const elapsed = useElapsedSeconds();
+  const slow = elapsed >= slowNoticeS;
+  return (
+    <Group gap="sm" wrap="nowrap" justify="space-between">
+      <Group gap="xs" wrap="nowrap">
+        <Loader size="sm" />
+        {/* The message is announced when it changes (polite); the ticking seconds are not. */}
+        <Text size="sm" role="status" aria-live="polite" c={slow ? 'orange.8' : undefined} fw={slow ? 600 : undefined}>
+          {slow
+            ? `The query service is slow to answer… still waiting (the app gives up after ${timeLimitS} s).`
+            : 'Searching the documents…'}
+        </Text>
+        <Text size="sm" c="dimmed" aria-live="off" data-testid="ask-elapsed" style={{ whiteSpace: 'nowrap' }}>
+          {elapsed} s
+        </Text>
+      </Group>
+      {onCancel && (
+        <Button variant="default" size="xs" onClick={onCancel}>
+          Cancel
+        </Button>
+      )}
+    </Group>
+  );
+}
+
+export function AskBox({
+  onAsk,
+  loading = false,
+  onCancel,
+  slowNoticeS = QUERY_SLOW_NOTICE_S,
+  timeLimitS = QUERY_TIME_LIMIT_S,
+  documents = [],
+}: AskBoxProps) {
   const [question, setQuestion] = useState('');
   const [topK, setTopK] = useState<number | string>(5);
   const [documentIds, setDocumentIds] = useState<string[]>([]);
@@ -83,6 +137,7 @@ export function AskBox({ onAsk, loading = false, documents = [] }: AskBoxProps) 
             Ask
           </Button>
         </Group>
+        {loading && <AskWait onCancel={onCancel} slowNoticeS={slowNoticeS} timeLimitS={timeLimitS} />}
       </Stack>
     </form>
   );

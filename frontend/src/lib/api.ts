@@ -186,12 +186,67 @@ export function ingestDocument(
   return request<IngestResponse>(`/ingest${params}`, { method: 'POST', body: form });
 }
 
-export function queryDocuments(body: QueryRequest): Promise<QueryResponse> {
-  return request<QueryResponse>('/query', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+/**
+ * Seconds a question may take before the app gives up on it: `VITE_QUERY_TIME_LIMIT_S` at build
+ * time, 60 by default. The gateway gives up on the query service a little earlier
+ * (`QUERY_FORWARD_TIMEOUT_S`, 55 s) and says why, so this limit is the backstop.
+ */
+export const QUERY_TIME_LIMIT_S = Number(import.meta.env.VITE_QUERY_TIME_LIMIT_S) || 60;
+
+/** Seconds without an answer after which the app says the query service is slow (still waiting). */
+export const QUERY_SLOW_NOTICE_S = 10;
+
+/** A question that did not get an answer: `cancelled` by the officer, or past its `timeout`. */
+export class QueryAborted extends Error {
+  readonly reason: 'cancelled' | 'timeout';
+  readonly limitS: number;
+
+  constructor(reason: 'cancelled' | 'timeout', limitS: number) {
+    super(
+      reason === 'cancelled'
+        ? 'The question was cancelled.'
+        : `No answer after ${limitS} s. The query service may be busy: try again in a moment, or ask a narrower question.`,
+    );
+    this.name = 'QueryAborted';
+    this.reason = reason;
+    this.limitS = limitS;
+  }
+}
+
+export interface QueryOptions {
+  /** Aborting it cancels the question (QueryAborted 'cancelled'). */
+  signal?: AbortSignal;
+  /** Give up after this many seconds (QueryAborted 'timeout'); default QUERY_TIME_LIMIT_S. */
+  timeLimitS?: number;
+}
+
+/** Ask a question; throws ApiError for the gateway's refusals and QueryAborted when cancelled or too slow. */
+export async function queryDocuments(body: QueryRequest, options: QueryOptions = {}): Promise<QueryResponse> {
+  const { signal, timeLimitS = QUERY_TIME_LIMIT_S } = options;
+  if (signal?.aborted) throw new QueryAborted('cancelled', timeLimitS);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeLimitS * 1000);
+  const cancel = () => controller.abort();
+  signal?.addEventListener('abort', cancel);
+  try {
+    return await request<QueryResponse>('/query', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (timedOut) throw new QueryAborted('timeout', timeLimitS);
+    if (signal?.aborted) throw new QueryAborted('cancelled', timeLimitS);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', cancel);
+  }
 }
 
 /** A one-page (or whole-document) PDF of `url` (a `pdf_url` from the API), fetched with the key. */
@@ -222,6 +277,7 @@ export function revokeKey(prefix: string): Promise<KeyRevoked> {
 /** Human-readable message for any error thrown by the functions above. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.detail;
+  if (error instanceof QueryAborted) return error.message;
   if (error instanceof Error) return error.message;
   return 'Something went wrong.';
 }

@@ -18,6 +18,7 @@ import {
   listKeys,
   queryDocuments,
   revokeKey,
+  type QueryOptions,
   type UploadTarget,
 } from './api';
 import type {
@@ -191,9 +192,12 @@ export function useDeleteChunk(documentId: string) {
   });
 }
 
+/** A question and what can stop it (`signal`: Cancel; `timeLimitS`: the app's limit). */
+export interface AskVariables extends QueryRequest, QueryOptions {}
+
 export function useAskQuestion() {
   return useMutation({
-    mutationFn: (body: QueryRequest) => queryDocuments(body),
+    mutationFn: ({ signal, timeLimitS, ...body }: AskVariables) => queryDocuments(body, { signal, timeLimitS }),
   });
 }
 

@@ -1,14 +1,21 @@
-import { Alert, Anchor, Container, Loader, Group, Stack, Text, Title } from '@mantine/core';
+import { useEffect, useRef } from 'react';
+import { Alert, Anchor, Container, Stack, Text, Title } from '@mantine/core';
 import { Link } from 'react-router-dom';
 import { AskBox } from '../components/AskBox';
 import { AnswerPanel } from '../components/AnswerPanel';
 import { useAskQuestion, useDocuments } from '../lib/queries';
-import { ApiError, errorMessage } from '../lib/api';
+import { ApiError, QueryAborted, errorMessage } from '../lib/api';
 import { canUpload } from '../lib/roles';
 import { useCaller } from '../lib/session';
 
 function queryErrorText(error: unknown): { title: string; message: string } {
+  if (error instanceof QueryAborted) {
+    return error.reason === 'cancelled'
+      ? { title: 'Cancelled', message: error.message }
+      : { title: 'No answer in time', message: error.message };
+  }
   if (error instanceof ApiError) {
+    if (error.status === 504) return { title: 'No answer in time', message: error.detail };
     if (error.isNetworkError) return { title: 'Cannot reach the server', message: error.detail };
     if (error.status === 503) return { title: 'Service unavailable', message: error.detail };
     if (error.status >= 500) return { title: 'Server error', message: error.detail };
@@ -23,6 +30,16 @@ export function LTTPage() {
   const documents = useDocuments();
   const indexed = documents.data?.documents.filter((d) => d.status === 'indexed') ?? [];
   const noDocuments = documents.isSuccess && documents.data.total_documents === 0;
+  const running = useRef<AbortController | null>(null);
+  useEffect(() => () => running.current?.abort(), []); // leaving the page stops the question
+
+  const askQuestion = (request: Parameters<typeof ask.mutate>[0]) => {
+    running.current?.abort();
+    const controller = new AbortController();
+    running.current = controller;
+    ask.mutate({ ...request, signal: controller.signal });
+  };
+  const cancelled = ask.error instanceof QueryAborted && ask.error.reason === 'cancelled';
 
   return (
     <Container size="md" px="md" py="lg">
@@ -57,15 +74,19 @@ export function LTTPage() {
           </Alert>
         )}
 
-        <AskBox onAsk={(request) => ask.mutate(request)} loading={ask.isPending} documents={indexed} />
+        <AskBox
+          onAsk={askQuestion}
+          loading={ask.isPending}
+          onCancel={() => running.current?.abort()}
+          documents={indexed}
+        />
 
-        {ask.isPending && (
-          <Group gap="xs" role="status">
-            <Loader size="sm" />
-            <Text size="sm">Searching the documents…</Text>
-          </Group>
+        {cancelled && (
+          <Text size="sm" c="dimmed" role="status">
+            The question was cancelled.
+          </Text>
         )}
-        {ask.isError && (
+        {ask.isError && !cancelled && (
           <Alert color="red" title={queryErrorText(ask.error).title} role="alert">
             {queryErrorText(ask.error).message}
           </Alert>

@@ -194,6 +194,8 @@ export function makeDocument(overrides: Partial<DocumentInfo> = {}): DocumentInf
     visibility: 'department',
     upload_seq: 0,
     waiting_for: null,
+    queue_position: null,
+    eta_s: null,
     file_type: 'pdf',
     strategy: 'token',
     strategy_used: 'token',

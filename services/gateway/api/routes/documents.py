@@ -34,16 +34,17 @@ async def list_documents(state: StateDep, scope: ScopeDep,
     """The caller's documents (its department's and the shared library; an admin: every
     department, or with ``?department=`` that one and the shared library) with status, stage,
     progress and chunk count: those matching the filters, in the order and the page asked for
-    (``listing.py``; by default every document, newest first). The scope is applied first: the
-    totals and the search never see another department's documents. 422 with a sentence for a
-    bad parameter."""
+    (``listing.py``; by default every document, newest first); an unfinished one with its place in
+    line and estimated seconds to indexed (``queue_position``, ``eta_s``). The scope is applied
+    first: the totals and the search never see another department's documents. 422 with a
+    sentence for a bad parameter."""
     docs = [d for d in state.registry.list() if can_read(scope, d)]
     content_ids: set[str] | None = set()
     q = (query.q or "").strip()
     if q:
         content_ids = await documents_containing(state.vectors, q, scope)
     page = select(docs, query, content_ids or set(), ZoneInfo(state.settings.document_dates_tz))
-    return DocumentListResponse(documents=page.documents, total_documents=len(docs),
+    return DocumentListResponse(documents=state.annotated(page.documents), total_documents=len(docs),
                                 total_chunks=sum(d.chunk_count for d in docs), total=page.total, page=query.page,
                                 page_size=query.page_size, notice=UNAVAILABLE if content_ids is None else None)
 
@@ -53,9 +54,9 @@ router.add_api_route("/documents", list_documents, methods=["GET"], response_mod
 
 
 @router.get("/documents/{document_id}", response_model=DocumentRecord)
-async def get_document(rec: ReadableDocumentDep) -> DocumentRecord:
-    """One document's record (404 when unknown or another department's)."""
-    return rec
+async def get_document(state: StateDep, rec: ReadableDocumentDep) -> DocumentRecord:
+    """One document's record (404 when unknown or another department's), with its wait estimate."""
+    return state.annotated([rec])[0]
 
 
 @router.get("/documents/{document_id}/chunks", response_model=ChunkListResponse)
