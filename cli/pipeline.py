@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from services.parser.parse import ParseOutput, parse_document
+from services.splitter.highlight import add_highlights
 from services.splitter.split import split_document
 from services.tables.document import extract_document_tables
 from shared.embeddings import EmbeddingClient
@@ -93,6 +94,7 @@ def run_pipeline(path: Path, strategy: str, settings: Settings, document_id: str
     seconds["tables"] = time.perf_counter() - t
     t = time.perf_counter()
     chunks = split_document(doc, strategy, settings)
+    add_highlights(chunks.chunks, out.page_boxes)
     seconds["splitting"] = time.perf_counter() - t
     return PipelineRun(doc, chunks, warnings, seconds)
 

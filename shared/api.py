@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from shared.events import AuditAction, Status
-from shared.models import FileType, StrategyName, Visibility
+from shared.models import FileType, Highlight, StrategyName, Visibility
 
 MatchedBy = Literal["dense", "question-line", "keyword"]
 """The retrieval signal under which a source ranked best (see ``Source``)."""
@@ -297,6 +297,10 @@ class ChunkInfo(ApiResponse):
     when it has none: ``chunk_kind`` (``qa`` = one question-answer pair, ``section`` = text between
     Q&A pairs, ``token`` for the token strategy), the Q&A pair's ``question_id``/``question_text``/
     ``topic_section``, ``part`` of ``parts`` when a long answer was cut, sizes in tokens.
+    ``highlights``: where the chunk's own text is printed, one entry per page (``page``
+    1-based, ``rects`` ``[x0, y0, x1, y1]`` in PDF points with the origin at the top-left corner
+    of the page as displayed, y downward, and the printed ``texts`` under them); left out
+    when there are none (DOCX/TXT, documents parsed before the position layers existed).
     """
 
     model_config = ConfigDict(extra="allow", json_schema_serialization_defaults_required=True)
@@ -331,6 +335,7 @@ class ChunkInfo(ApiResponse):
     file_type: str | None = Field(None, exclude_if=_absent)
     department: str | None = Field(None, exclude_if=_absent)
     visibility: Visibility | None = Field(None, exclude_if=_absent)
+    highlights: list[Highlight] | None = Field(None, exclude_if=_absent)
 
 
 class ChunkListResponse(ApiResponse):

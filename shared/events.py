@@ -48,7 +48,9 @@ class DocumentUploaded(EventBase):
 
 
 class DocumentParsed(EventBase):
-    """The parser stored page texts (``pages_key``) and one-page PDFs under ``page_pdf_prefix``."""
+    """The parser stored page texts (``pages_key``), one-page PDFs under ``page_pdf_prefix`` and
+    text-position layers under ``boxes_prefix`` (``{prefix}{n}.json``, ``PageBoxes``, for the
+    pages with text; ``None``: none, as for DOCX/TXT)."""
 
     filename: str
     strategy: StrategyName
@@ -56,6 +58,7 @@ class DocumentParsed(EventBase):
     page_count: int
     pages_key: str
     page_pdf_prefix: str | None = None
+    boxes_prefix: str | None = None
     scanned_pages: list[int] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
@@ -98,7 +101,8 @@ class DocumentTablesDone(EventBase):
     ``pages_key``: the ``ParsedDocument`` to chunk — for a PDF the copy with the tables
     attached (``PageText.tables``, ``tables_extracted=True``) that the table stage stored;
     for DOCX/TXT (their tables are markdown from the parser already) the parser's own.
-    ``scanned_pages`` (1-based) and ``warnings`` are the parser's.
+    ``scanned_pages`` (1-based), ``warnings`` and ``boxes_prefix`` (its text-position layers,
+    ``None`` without) are the parser's.
 
     Its fields are a subset of ``DocumentParsed``'s, so a splitter configured to read the
     parser's topic directly (``SPLITTER_INPUT_TOPIC``, no table stage) reads those events
@@ -110,6 +114,7 @@ class DocumentTablesDone(EventBase):
     file_type: FileType
     page_count: int
     pages_key: str
+    boxes_prefix: str | None = None
     scanned_pages: list[int] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 

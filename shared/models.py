@@ -54,6 +54,57 @@ class TableSpan(BaseModel):
     in_text: bool = False
 
 
+class BoxLine(BaseModel):
+    """One run of text on one printed line of a PDF page, with its position (``PageBoxes``).
+
+    * ``o``: offset of its first character in the page's text as PDFium numbers it
+      (``PdfTextPage.get_text_range(o, len(t))`` is ``t``; PDFium's U+0002 line-end hyphen is
+      stored as ``-``).
+    * ``t``: its text, as printed (no line break inside; spaces kept).
+    * ``b``: its box ``[x0, y0, x1, y1]`` in PDF points, origin at the top-left corner of the page
+      as displayed (crop box, ``/Rotate`` applied), y downward; ``x0 < x1``, ``y0 < y1``.
+    * ``x``: ``len(t) + 1`` x positions (points, same origin): character ``i`` spans
+      ``x[i]..x[i + 1]``, so part of a line can be marked.
+
+    A line that PDFium reads as one but that has a wide gap (table cells, columns) is two runs.
+    """
+
+    o: int
+    t: str
+    b: tuple[float, float, float, float]
+    x: list[float]
+
+
+class PageBoxes(BaseModel):
+    """The text-position layer of one PDF page, as the parser stores it
+    (``storage.page_boxes_key``: ``documents/{id}/parsed/boxes/{n}.json``, ``page`` 1-based).
+
+    ``width``/``height``: the page as displayed, in PDF points (1/72 inch); ``lines`` in reading
+    order, their boxes in the coordinates of ``BoxLine``. Read with PDFium (pypdfium2), whatever
+    library gave the page's text in ``pages.json``: the splitter aligns a chunk's text with it.
+    """
+
+    schema_version: Literal[1] = 1
+    page: int
+    width: float
+    height: float
+    lines: list[BoxLine] = Field(default_factory=list)
+
+
+class Highlight(BaseModel):
+    """Where a chunk's own text is printed on one page of its PDF.
+
+    ``page``: 1-based; ``rects``: ``[x0, y0, x1, y1]`` in PDF points, origin at the top-left
+    corner of the page as displayed, y downward (the coordinates of ``PageBoxes``; multiply by
+    the rendering scale to place them on a rendered page); ``texts``: the printed text under
+    each rect (same length as ``rects``).
+    """
+
+    page: int
+    rects: list[tuple[float, float, float, float]] = Field(default_factory=list)
+    texts: list[str] = Field(default_factory=list)
+
+
 class PageText(BaseModel):
     """Text of one page of a document.
 
@@ -108,6 +159,9 @@ class Chunk(BaseModel):
     embed_text: str | None = None
     page_number: int | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # where the chunk's own text is printed (PDF pages with a position layer; else empty); not
+    # in Chroma: the gateway reads it from chunks.json
+    highlights: list[Highlight] = Field(default_factory=list)
 
     def chunk_id(self, document_id: str) -> str:
         """Deterministic id ``{document_id}_{chunk_index}`` : a redelivered

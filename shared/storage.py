@@ -80,6 +80,18 @@ def pages_key(document_id: str) -> str:
     return _doc_prefix(document_id) + "parsed/pages.json"
 
 
+def page_boxes_prefix(document_id: str) -> str:
+    """Prefix of the parser's text-position layers (``{prefix}{n}.json``, n 1-based)."""
+    return _doc_prefix(document_id) + "parsed/boxes/"
+
+
+def page_boxes_key(document_id: str, page_number: int) -> str:
+    """Key of page ``page_number``'s (1-based) text-position layer (``models.PageBoxes`` JSON)."""
+    if page_number < 1:
+        raise ValueError("page numbers are 1-based")
+    return f"{page_boxes_prefix(document_id)}{page_number}.json"
+
+
 def page_pdf_prefix(document_id: str) -> str:
     """Prefix of the one-page PDFs (``{prefix}{n}.pdf``, n 1-based)."""
     return _doc_prefix(document_id) + "pages/"

@@ -93,7 +93,8 @@ export interface paths {
         };
         /**
          * List Chunks
-         * @description All chunks of a document in order, with page numbers, PDF links and Q&A metadata.
+         * @description All chunks of a document in order, with page numbers, PDF links, Q&A metadata and
+         *     where each is printed (``highlights``, PDF papers).
          */
         get: operations["list_chunks_api_v1_documents__document_id__chunks_get"];
         put?: never;
@@ -111,7 +112,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get Chunk
+         * @description One chunk by id (``{document_id}_{chunk_index}``), as in the document's chunk list, with
+         *     its ``highlights`` (what the viewer marks on the page). 404 when the chunk or its document
+         *     is unknown or another department's.
+         */
+        get: operations["get_chunk_api_v1_chunks__chunk_id__get"];
         put?: never;
         post?: never;
         /**
@@ -500,6 +507,10 @@ export interface components {
          *     when it has none: ``chunk_kind`` (``qa`` = one question-answer pair, ``section`` = text between
          *     Q&A pairs, ``token`` for the token strategy), the Q&A pair's ``question_id``/``question_text``/
          *     ``topic_section``, ``part`` of ``parts`` when a long answer was cut, sizes in tokens.
+         *     ``highlights``: where the chunk's own text is printed, one entry per page (``page``
+         *     1-based, ``rects`` ``[x0, y0, x1, y1]`` in PDF points with the origin at the top-left corner
+         *     of the page as displayed, y downward, and the printed ``texts`` under them); left out
+         *     when there are none (DOCX/TXT, documents parsed before the position layers existed).
          */
         ChunkInfo: {
             /** Chunk Id */
@@ -570,6 +581,8 @@ export interface components {
             department?: string | null;
             /** Visibility */
             visibility?: ("department" | "shared") | null;
+            /** Highlights */
+            highlights?: components["schemas"]["Highlight"][] | null;
         } & {
             [key: string]: unknown;
         };
@@ -793,6 +806,28 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * Highlight
+         * @description Where a chunk's own text is printed on one page of its PDF.
+         *
+         *     ``page``: 1-based; ``rects``: ``[x0, y0, x1, y1]`` in PDF points, origin at the top-left
+         *     corner of the page as displayed, y downward (the coordinates of ``PageBoxes``; multiply by
+         *     the rendering scale to place them on a rendered page); ``texts``: the printed text under
+         *     each rect (same length as ``rects``).
+         */
+        Highlight: {
+            /** Page */
+            page: number;
+            /** Rects */
+            rects?: [
+                number,
+                number,
+                number,
+                number
+            ][];
+            /** Texts */
+            texts?: string[];
         };
         /**
          * IngestResponse
@@ -1382,6 +1417,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChunkListResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_chunk_api_v1_chunks__chunk_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chunk_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChunkInfo"];
                 };
             };
             /** @description Validation Error */

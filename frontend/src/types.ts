@@ -16,6 +16,8 @@ export type IngestResponse = Schemas['IngestResponse'];
 export type DeleteResponse = Schemas['DeleteResponse'];
 export type ChunkInfo = Schemas['ChunkInfo'];
 export type ChunkListResponse = Schemas['ChunkListResponse'];
+/** Where a chunk's own text is printed on one page: rects `[x0, y0, x1, y1]` in PDF points, top-left origin. */
+export type Highlight = Schemas['Highlight'];
 /** What the gateway accepts for upload (`GET /api/v1/config`). */
 export type ApiConfig = Schemas['ApiConfig'];
 

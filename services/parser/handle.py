@@ -1,10 +1,12 @@
 """What the parser stage does with one ``DocumentUploaded``: read the original from MinIO, parse
-it in the isolated child process, store the one-page PDFs and the page texts, and describe the
-result as a ``DocumentParsed``. Clients, the progress callback and the deletion check are
-handed in (see ``services/parser/main.py``), so tests call this with real or fake ones.
+it in the isolated child process, store the one-page PDFs, the pages' text-position layers and
+the page texts, and describe the result as a ``DocumentParsed``. Clients, the progress callback
+and the deletion check are handed in (see ``services/parser/main.py``), so tests call this with
+real or fake ones.
 
 A document deleted meanwhile stops the work within about a second: the parse child is killed
-(``isolation.Cancelled``), and the page PDFs stop between two writes (``DocumentGone``).
+(``isolation.Cancelled``), and the page PDFs and position layers stop between two writes
+(``DocumentGone``).
 """
 from __future__ import annotations
 
@@ -53,7 +55,8 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
     """Parse one uploaded document and store its pages.
 
     Idempotent: a redelivered event overwrites the same objects
-    (``documents/{id}/pages/{n}.pdf``, n 1-based, and ``documents/{id}/parsed/pages.json``).
+    (``documents/{id}/pages/{n}.pdf``, ``documents/{id}/parsed/boxes/{n}.json``, n 1-based, and
+    ``documents/{id}/parsed/pages.json``, written last).
     ``check`` is asked before each write (it throttles itself) and, while the child parses,
     every ``deletion_check_interval_s`` in the background.
 
@@ -78,6 +81,9 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         await asyncio.to_thread(store.put_bytes, storage.page_pdf_key(doc_id, n), pdf, "application/pdf")
         if i % PROGRESS_EVERY == 0 or i == total:
             await report(pages_done=i, pages_total=total)
+    for n, boxes in sorted(out.page_boxes.items()):
+        await check()
+        await asyncio.to_thread(store.put_json, storage.page_boxes_key(doc_id, n), boxes)
     await check(force=True)
     await asyncio.to_thread(store.put_json, storage.pages_key(doc_id), parsed)
     PAGES.labels("parsing", event.department).inc(total)
@@ -90,6 +96,7 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         strategy=event.strategy, file_type=parsed.file_type, page_count=total,
         pages_key=storage.pages_key(doc_id),
         page_pdf_prefix=storage.page_pdf_prefix(doc_id) if out.page_pdfs else None,
+        boxes_prefix=storage.page_boxes_prefix(doc_id) if out.page_boxes else None,
         scanned_pages=scanned, warnings=warnings)
 
 

@@ -11,9 +11,10 @@ import threading
 
 from pydantic import BaseModel, Field
 
-from shared.models import PageText, ParsedDocument
+from shared.models import PageBoxes, PageText, ParsedDocument
 from shared.settings import Settings
 
+from .boxes import extract_page_boxes
 from .docx import parse_docx
 from .isolation import run_isolated
 from .pages import split_pdf_pages
@@ -27,11 +28,14 @@ class ParseOutput(BaseModel):
     """What the parser produces for one file.
 
     ``parsed``: per-page text (``ParsedDocument``). ``page_pdfs``: one-page PDF bytes by
-    1-based page number (every page of a PDF; empty for DOCX/TXT).
+    1-based page number (every page of a PDF; empty for DOCX/TXT). ``page_boxes``: the
+    text-position layer (``PageBoxes``) of every PDF page with text, by 1-based page number
+    (empty for DOCX/TXT, and for a PDF that PDFium cannot read).
     """
 
     parsed: ParsedDocument
     page_pdfs: dict[int, bytes] = Field(default_factory=dict)
+    page_boxes: dict[int, PageBoxes] = Field(default_factory=dict)
 
 
 def parse_document(data: bytes, filename: str, document_id: str, settings: Settings) -> ParseOutput:
@@ -44,9 +48,10 @@ def parse_document(data: bytes, filename: str, document_id: str, settings: Setti
         settings: limits (``max_docx_uncompressed_bytes``, ``scanned_min_chars_per_page``).
 
     Returns:
-        ``ParseOutput``. PDF: one ``PageText`` per page (1-based) and one-page PDFs;
-        DOCX/TXT: one ``PageText`` with ``page_number=None``. Scanned, garbled and blank
-        pages are reported in ``parsed.warnings``, not raised.
+        ``ParseOutput``. PDF: one ``PageText`` per page (1-based), one-page PDFs and the
+        position layers of the pages with text; DOCX/TXT: one ``PageText`` with
+        ``page_number=None``. Scanned, garbled and blank pages are reported in
+        ``parsed.warnings``, not raised.
 
     Raises:
         DocumentError: the input is unusable (codes ``empty``, ``unsupported_type``,
@@ -56,11 +61,15 @@ def parse_document(data: bytes, filename: str, document_id: str, settings: Setti
     sniffed = sniff(data, filename)
     warnings: list[str] = [sniffed.note] if sniffed.note else []
     page_pdfs: dict[int, bytes] = {}
+    page_boxes: dict[int, PageBoxes] = {}
     if sniffed.file_type == "pdf":
         result = extract_pdf_text(data, settings)
         pages, extractor = result.pages, result.extractor
         warnings.extend(result.warnings)
         page_pdfs = dict(split_pdf_pages(data))
+        # pages with no text in pages.json (scanned, garbled) get no layer: nothing to mark
+        with_text = {p.page_number for p in pages if p.text.strip()}
+        page_boxes = {n: b for n, b in extract_page_boxes(data).items() if n in with_text}
     elif sniffed.file_type == "docx":
         pages, extractor = [parse_docx(data, settings)], "python-docx"
     else:
@@ -78,7 +87,7 @@ def parse_document(data: bytes, filename: str, document_id: str, settings: Setti
         extractor=extractor,
         warnings=warnings,
     )
-    return ParseOutput(parsed=parsed, page_pdfs=page_pdfs)
+    return ParseOutput(parsed=parsed, page_pdfs=page_pdfs, page_boxes=page_boxes)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

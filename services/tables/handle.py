@@ -67,7 +67,8 @@ def tables_done(event: DocumentParsed, pages_key: str) -> DocumentTablesDone:
     return DocumentTablesDone(document_id=event.document_id, department=event.department, visibility=event.visibility,
                               filename=event.filename, strategy=event.strategy, file_type=event.file_type,
                               page_count=event.page_count, pages_key=pages_key,
-                              scanned_pages=list(event.scanned_pages), warnings=list(event.warnings))
+                              boxes_prefix=event.boxes_prefix, scanned_pages=list(event.scanned_pages),
+                              warnings=list(event.warnings))
 
 
 async def plan_document(event: DocumentParsed, store: ObjectStore,

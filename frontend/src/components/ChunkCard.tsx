@@ -4,6 +4,7 @@ import { pageRangeLabel } from '../lib/format';
 import { ConfirmDelete } from './ConfirmDelete';
 import { Markdown } from './Markdown';
 import { PdfLink } from './PdfLink';
+import { ViewSourceButton } from './SourceViewer';
 
 export function isQaChunk(chunk: ChunkInfo): boolean {
   if (chunk.chunk_kind) return chunk.chunk_kind === 'qa';
@@ -148,6 +149,11 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
                 {chunk.followup_count} follow-up{chunk.followup_count > 1 ? 's' : ''}
               </Badge>
             ) : null}
+            <ViewSourceButton
+              cited={{ chunkId: chunk.chunk_id, documentId: chunk.document_id, filename,
+                page: chunk.page_number, pdf: Boolean(chunk.pdf_url), highlights: chunk.highlights ?? null }}
+              label={`View ${heading} in ${filename}`}
+            />
             <ChunkPdfLink chunk={chunk} filename={filename} />
           </Group>
         </Stack>

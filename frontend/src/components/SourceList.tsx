@@ -4,6 +4,7 @@ import type { MatchedBy, Rendition, Source } from '../types';
 import { formatScore, pageRangeLabel } from '../lib/format';
 import { PdfLink } from './PdfLink';
 import { ScopeBadge } from './ScopeBadge';
+import { ViewSourceButton } from './SourceViewer';
 
 function sourceHeading(source: Source): string {
   if (source.question_id) {
@@ -131,6 +132,12 @@ export function SourceList({ sources }: { sources: Source[] }) {
                   <Badge variant="light" color="teal" title="Relevance score">
                     Score {formatScore(source.score)}
                   </Badge>
+                  <ViewSourceButton
+                    cited={{ chunkId: source.chunk_id, documentId: source.document_id,
+                      filename: source.filename ?? source.document_id, page: source.page_number,
+                      pdf: Boolean(source.pdf_url) }}
+                    label={`View source ${index + 1} in ${source.filename ?? 'its document'}`}
+                  />
                   {source.pdf_url ? (
                     <SourcePdfLink
                       href={source.pdf_url}

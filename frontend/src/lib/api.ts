@@ -2,6 +2,7 @@ import { authHeaders, currentKey, reportKeyRejected } from './auth';
 import type {
   ApiConfig,
   Caller,
+  ChunkInfo,
   ChunkingStrategy,
   ChunkListResponse,
   DeleteResponse,
@@ -154,6 +155,11 @@ export function getDocument(documentId: string): Promise<DocumentInfo> {
 
 export function listChunks(documentId: string): Promise<ChunkListResponse> {
   return request<ChunkListResponse>(`/documents/${encodeURIComponent(documentId)}/chunks`);
+}
+
+/** One chunk by id, with its `highlights` (where it is printed on its PDF pages). */
+export function getChunk(chunkId: string): Promise<ChunkInfo> {
+  return request<ChunkInfo>(`/chunks/${encodeURIComponent(chunkId)}`);
 }
 
 export function deleteDocument(documentId: string): Promise<DeleteResponse> {

@@ -21,9 +21,17 @@ from services.gateway.api.plain_errors import plain_errors_route
 from services.gateway.auth.principal import CallerDep, MemberDep
 from services.gateway.content_search import UNAVAILABLE, documents_containing
 from services.gateway.deletion import delete_chunks, delete_document
+from services.gateway.highlights import chunk_highlights, with_highlights
 from services.gateway.listing import select
 from shared import storage
-from shared.api import ChunkListResponse, DeleteResponse, DocumentListQuery, DocumentListResponse, DocumentRecord
+from shared.api import (
+    ChunkInfo,
+    ChunkListResponse,
+    DeleteResponse,
+    DocumentListQuery,
+    DocumentListResponse,
+    DocumentRecord,
+)
 from shared.chunkview import chunk_view
 
 router = APIRouter(tags=["documents"])
@@ -61,12 +69,32 @@ async def get_document(state: StateDep, rec: ReadableDocumentDep) -> DocumentRec
 
 @router.get("/documents/{document_id}/chunks", response_model=ChunkListResponse)
 async def list_chunks(state: StateDep, rec: ReadableDocumentDep) -> ChunkListResponse:
-    """All chunks of a document in order, with page numbers, PDF links and Q&A metadata."""
+    """All chunks of a document in order, with page numbers, PDF links, Q&A metadata and
+    where each is printed (``highlights``, PDF papers)."""
     got = await asyncio.to_thread(state.vectors.get_document_chunks, rec.document_id)
     views = [chunk_view(i, t or "", m or {}) for i, t, m in
              zip(got["ids"], got["documents"], got["metadatas"], strict=True)]
     views.sort(key=lambda v: v["chunk_index"])
+    with_highlights(views, await asyncio.to_thread(chunk_highlights, state.store, rec.document_id))
     return ChunkListResponse.model_validate({"document_id": rec.document_id, "chunks": views})
+
+
+@router.get("/chunks/{chunk_id}", response_model=ChunkInfo)
+async def get_chunk(state: StateDep, caller: CallerDep, chunk_id: str) -> ChunkInfo:
+    """One chunk by id (``{document_id}_{chunk_index}``), as in the document's chunk list, with
+    its ``highlights`` (what the viewer marks on the page). 404 when the chunk or its document
+    is unknown or another department's."""
+    doc_id, _, index = chunk_id.rpartition("_")
+    if not storage.valid_document_id(doc_id) or not index.isdigit():
+        raise HTTPException(404, NO_CHUNK)
+    if visible(caller, state.registry.get(doc_id)) is None:
+        raise HTTPException(404, NO_CHUNK)
+    got = await asyncio.to_thread(state.vectors.get_ids, [chunk_id])
+    if not got["ids"]:
+        raise HTTPException(404, NO_CHUNK)
+    view = chunk_view(got["ids"][0], (got["documents"] or [""])[0] or "", (got["metadatas"] or [{}])[0] or {})
+    with_highlights([view], await asyncio.to_thread(chunk_highlights, state.store, doc_id))
+    return ChunkInfo.model_validate(view)
 
 
 @router.delete("/documents/{document_id}", response_model=DeleteResponse)
