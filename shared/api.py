@@ -431,14 +431,16 @@ class RelatedQuestion(ApiResponse):
 
 
 class Coverage(ApiResponse):
-    """Why the response is (not) covered: ``best`` the best source's score, ``second`` the next
-    passage's (``None`` with one source), ``margin`` their difference, ``value`` the decision value
-    compared with ``threshold`` (``best + margin_weight · margin``, cosine units; see
-    ``services/query/README.md``, "Not covered")."""
+    """Why the response is (not) covered: ``best`` the first source's score, ``second`` the next
+    passage's (``None`` with one source), ``question_line`` the first source's question-line
+    similarity (``None``: not a Q&A pair), ``unknown`` the share of the question's terms that no
+    paper contains, ``value`` the decision value compared with ``threshold`` (cosine units; see
+    ``services/query/coverage.py`` and ``services/query/README.md``, "Not covered")."""
 
     best: float | None = None
     second: float | None = None
-    margin: float | None = None
+    question_line: float | None = None
+    unknown: float = 0.0
     value: float | None = None
     threshold: float
 
