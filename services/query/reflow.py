@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from shared.textnorm import collapse_cjk_spaces
+
 WRAPPED_RATIO = 0.75
 """A line at least this share of the text's line width was wrapped by the PDF (Chinese lines at
 full width differ by 1–2 characters of ~30; ragged English lines by up to ~20 %)."""
@@ -103,8 +105,10 @@ def starts_block(line: str) -> bool:
 def reflow(text: str) -> str:
     """``text`` (a chunk as stored: PDF lines, markdown tables) as markdown paragraphs joined by
     ``"\\n\\n"``; a table's rows stay one per line. Blank lines of the input are paragraph breaks.
-    Characters are kept as printed: only line breaks and surrounding spaces change."""
+    Characters are kept as printed: only line breaks and spaces change (spaces between two CJK
+    characters, which pdfium inserts — ``試 場 的 人 手`` — are removed as well)."""
     lines = [ln.strip() for ln in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    lines = [ln if is_table_row(ln) else collapse_cjk_spaces(ln) for ln in lines]
     width = line_width([ln for ln in lines if ln and not is_table_row(ln)])
     blocks: list[str] = []
     para: str | None = None

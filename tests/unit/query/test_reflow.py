@@ -86,3 +86,7 @@ def test_blank_lines_are_kept_as_paragraph_breaks_and_a_question_line_ends_at_it
     assert reflow(text).split("\n\n") == ["Q12. 業界批評津貼水平遠低於市值，政府會否提高津貼率？",
                                           "特惠津貼並非按業務的市值計算，其目的是協助業務經營者應付遷移的開支。",
                                           "第二段。"]
+
+
+def test_spaces_pdfium_puts_between_cjk_characters_go():
+    assert reflow("試 場 的 人 手 安 排\n每個 試 場 設 有 1 名 主 考 員") == "試場的人手安排\n\n每個試場設有 1 名主考員"
