@@ -68,7 +68,7 @@ async def sweep(queries: list[EvalQuery], ids: dict[str, set[str]], param: str, 
                                   candidates=s.query_candidates, keywords=keywords,
                                   keyword_candidates_n=s.query_keyword_candidates,
                                   duplicate_threshold=s.query_duplicate_threshold)
-            rank = hit_rank([src.model_dump() for src, _ in hits], expected, q.expected_qa_id)
+            rank = hit_rank([h.source.model_dump() for h in hits], expected, q.expected_qa_id)
             qlang = q.lang or detect_language(q.query)
             for g in ("overall", f"{qlang}->{q.doc_lang or '?'}"):
                 groups.setdefault(g, []).append(rank)

@@ -443,14 +443,99 @@ class Source(ApiResponse):
     visibility: Visibility = "department"
 
 
+BlockKind = Literal["text", "internal", "followup"]
+"""A part of a prepared answer: what is read out (``text``), an internal note not to be read out
+(``[內部參考：…]``), or the answer to give if pressed (``[如被追問：…]``)."""
+DirectKind = Literal["qa", "passage"]
+"""Where a direct answer comes from: a Q&A pair's prepared answer, or sentences of a passage."""
+
+
+class AnswerBlock(ApiResponse):
+    """One part of a direct answer, in order. ``text``: markdown (reflowed paragraphs, tables),
+    without the brackets and marker of a note; ``label``: the marker as printed (``內部參考``,
+    ``如被追問``, ``If pressed``; ``None`` for ``text``); ``question``: a follow-up's question."""
+
+    kind: BlockKind
+    text: str
+    label: str | None = None
+    question: str | None = None
+
+
+class DirectAnswer(ApiResponse):
+    """The answer taken from the best source without a language model.
+
+    ``kind="qa"``: the best source is a Q&A pair and ``text`` is its prepared answer verbatim
+    (reflowed: PDF line wraps joined, paragraphs, lists and tables kept), under its
+    ``question_id`` / ``question_text`` / ``topic`` (topic section); ``kind="passage"``: the
+    2–4 sentences of the best chunk around the question's terms. ``blocks``: ``text`` cut into
+    plain text, internal notes and follow-ups; ``speaking_note``: the answer without internal
+    notes (what an officer may read out). ``page_number``: the page the answer starts on;
+    ``chunk_id``: the source it was taken from (also in the response's ``sources``).
+    """
+
+    kind: DirectKind
+    chunk_id: str
+    document_id: str
+    filename: str | None = None
+    page_number: int | None = None
+    pdf_url: str | None = None
+    question_id: str | None = None
+    question_text: str | None = None
+    topic: str | None = None
+    text: str
+    blocks: list[AnswerBlock] = Field(default_factory=list)
+    speaking_note: str = ""
+
+
+class RelatedQuestion(ApiResponse):
+    """Another Q&A pair among the sources: where it is, not its answer (that is in ``sources``)."""
+
+    chunk_id: str
+    question_id: str | None = None
+    question_text: str | None = None
+    topic: str | None = None
+    document_id: str
+    filename: str | None = None
+    page_number: int | None = None
+    pdf_url: str | None = None
+    score: float
+
+
+class Coverage(ApiResponse):
+    """Why the response is (not) covered: ``best`` the first source's score, ``second`` the next
+    passage's (``None`` with one source), ``question_line`` the first source's question-line
+    similarity (``None``: not a Q&A pair), ``unknown`` the share of the question's terms that no
+    paper contains, ``value`` the decision value compared with ``threshold`` (cosine units; see
+    ``services/query/coverage.py`` and ``services/query/README.md``, "Not covered")."""
+
+    best: float | None = None
+    second: float | None = None
+    question_line: float | None = None
+    unknown: float = 0.0
+    value: float | None = None
+    threshold: float
+
+
 class QueryResponse(ApiResponse):
-    """The answer (markdown) with its sources; ``answer_mode`` says how it was made."""
+    """The answer (markdown) with its sources; ``answer_mode`` says how it was made.
+
+    ``covered``: some source answers the question (its score passed the calibrated threshold,
+    ``coverage``). Covered: ``direct`` is the answer taken from the best source and ``related``
+    the other Q&A pairs among the sources. Not covered: ``answer`` says so plainly, ``direct`` is
+    ``None`` and ``closest`` holds the nearest passages (the first of ``sources``). ``sources`` is
+    the ranked list either way (the answer text does not repeat it).
+    """
 
     answer: str
     answer_mode: AnswerMode
     notice: str | None = None
     llm_model: str | None = None
     sources: list[Source]
+    covered: bool = True
+    direct: DirectAnswer | None = None
+    related: list[RelatedQuestion] = Field(default_factory=list)
+    closest: list[Source] = Field(default_factory=list)
+    coverage: Coverage | None = None
 
 
 # --- operations (admin) ------------------------------------------------------------------------

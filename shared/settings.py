@@ -212,6 +212,15 @@ class Settings(BaseSettings):
     query_keyword_weight: float = 0.2
     query_keyword_candidates: int = 20
     query_duplicate_threshold: float = 0.8
+    # "Not covered" (services/query/coverage.py): a response is covered when best score
+    # + question_weight * question-line similarity - unknown_weight * share of unknown terms
+    # + margin_weight * (best - second) >= threshold (cosine units); fitted by
+    # bench/abstention.py on bench/calibration/ (answerable and unanswerable questions); the
+    # defaults are that fit's (services/query/README.md, "Not covered").
+    query_covered_threshold: float = 0.369
+    query_covered_question_weight: float = 0.25
+    query_covered_unknown_weight: float = 0.3
+    query_covered_margin_weight: float = 0.0
 
     # --- the gateway's housekeeping ------------------------------------------------------
     # Reconciler (services/gateway/reconcile.py): a pass at start and every interval; objects of

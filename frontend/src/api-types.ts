@@ -430,6 +430,25 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AnswerBlock
+         * @description One part of a direct answer, in order. ``text``: markdown (reflowed paragraphs, tables),
+         *     without the brackets and marker of a note; ``label``: the marker as printed (``內部參考``,
+         *     ``如被追問``, ``If pressed``; ``None`` for ``text``); ``question``: a follow-up's question.
+         */
+        AnswerBlock: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "text" | "internal" | "followup";
+            /** Text */
+            text: string;
+            /** Label */
+            label: string | null;
+            /** Question */
+            question: string | null;
+        };
+        /**
          * ApiConfig
          * @description ``GET /api/v1/config``: what the gateway accepts, so clients hold no copy of it.
          *     ``accepted_extensions`` are lower-case with the dot (``.pdf``); ``max_upload_bytes`` in bytes.
@@ -597,6 +616,31 @@ export interface components {
             chunks: components["schemas"]["ChunkInfo"][];
         };
         /**
+         * Coverage
+         * @description Why the response is (not) covered: ``best`` the first source's score, ``second`` the next
+         *     passage's (``None`` with one source), ``question_line`` the first source's question-line
+         *     similarity (``None``: not a Q&A pair), ``unknown`` the share of the question's terms that no
+         *     paper contains, ``value`` the decision value compared with ``threshold`` (cosine units; see
+         *     ``services/query/coverage.py`` and ``services/query/README.md``, "Not covered").
+         */
+        Coverage: {
+            /** Best */
+            best: number | null;
+            /** Second */
+            second: number | null;
+            /** Question Line */
+            question_line: number | null;
+            /**
+             * Unknown
+             * @default 0
+             */
+            unknown: number;
+            /** Value */
+            value: number | null;
+            /** Threshold */
+            threshold: number;
+        };
+        /**
          * DeadLetterEntry
          * @description One event a stage gave up on (the dead-letter topic read back), for an operator.
          *
@@ -655,6 +699,50 @@ export interface components {
             deleted: boolean;
             /** Message */
             message: string;
+        };
+        /**
+         * DirectAnswer
+         * @description The answer taken from the best source without a language model.
+         *
+         *     ``kind="qa"``: the best source is a Q&A pair and ``text`` is its prepared answer verbatim
+         *     (reflowed: PDF line wraps joined, paragraphs, lists and tables kept), under its
+         *     ``question_id`` / ``question_text`` / ``topic`` (topic section); ``kind="passage"``: the
+         *     2–4 sentences of the best chunk around the question's terms. ``blocks``: ``text`` cut into
+         *     plain text, internal notes and follow-ups; ``speaking_note``: the answer without internal
+         *     notes (what an officer may read out). ``page_number``: the page the answer starts on;
+         *     ``chunk_id``: the source it was taken from (also in the response's ``sources``).
+         */
+        DirectAnswer: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "qa" | "passage";
+            /** Chunk Id */
+            chunk_id: string;
+            /** Document Id */
+            document_id: string;
+            /** Filename */
+            filename: string | null;
+            /** Page Number */
+            page_number: number | null;
+            /** Pdf Url */
+            pdf_url: string | null;
+            /** Question Id */
+            question_id: string | null;
+            /** Question Text */
+            question_text: string | null;
+            /** Topic */
+            topic: string | null;
+            /** Text */
+            text: string;
+            /** Blocks */
+            blocks: components["schemas"]["AnswerBlock"][];
+            /**
+             * Speaking Note
+             * @default
+             */
+            speaking_note: string;
         };
         /**
          * DocumentListResponse
@@ -977,6 +1065,12 @@ export interface components {
         /**
          * QueryResponse
          * @description The answer (markdown) with its sources; ``answer_mode`` says how it was made.
+         *
+         *     ``covered``: some source answers the question (its score passed the calibrated threshold,
+         *     ``coverage``). Covered: ``direct`` is the answer taken from the best source and ``related``
+         *     the other Q&A pairs among the sources. Not covered: ``answer`` says so plainly, ``direct`` is
+         *     ``None`` and ``closest`` holds the nearest passages (the first of ``sources``). ``sources`` is
+         *     the ranked list either way (the answer text does not repeat it).
          */
         QueryResponse: {
             /** Answer */
@@ -992,6 +1086,17 @@ export interface components {
             llm_model: string | null;
             /** Sources */
             sources: components["schemas"]["Source"][];
+            /**
+             * Covered
+             * @default true
+             */
+            covered: boolean;
+            direct: components["schemas"]["DirectAnswer"] | null;
+            /** Related */
+            related: components["schemas"]["RelatedQuestion"][];
+            /** Closest */
+            closest: components["schemas"]["Source"][];
+            coverage: components["schemas"]["Coverage"] | null;
         };
         /**
          * ReconcileReport
@@ -1099,6 +1204,30 @@ export interface components {
             heartbeat_at: string;
             /** Finished At */
             finished_at: string | null;
+        };
+        /**
+         * RelatedQuestion
+         * @description Another Q&A pair among the sources: where it is, not its answer (that is in ``sources``).
+         */
+        RelatedQuestion: {
+            /** Chunk Id */
+            chunk_id: string;
+            /** Question Id */
+            question_id: string | null;
+            /** Question Text */
+            question_text: string | null;
+            /** Topic */
+            topic: string | null;
+            /** Document Id */
+            document_id: string;
+            /** Filename */
+            filename: string | null;
+            /** Page Number */
+            page_number: number | null;
+            /** Pdf Url */
+            pdf_url: string | null;
+            /** Score */
+            score: number;
         };
         /**
          * Rendition

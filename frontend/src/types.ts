@@ -24,6 +24,12 @@ export type ApiConfig = Schemas['ApiConfig'];
 export type QueryRequest = Schemas['QueryRequest'];
 export type QueryResponse = Schemas['QueryResponse'];
 export type Source = Schemas['Source'];
+/** The answer taken from the best source without an LLM: a Q&A pair's prepared answer or a passage's sentences. */
+export type DirectAnswer = Schemas['DirectAnswer'];
+/** One part of a direct answer: text read out, an internal note, or a follow-up ("if pressed"). */
+export type AnswerBlock = Schemas['AnswerBlock'];
+/** Another Q&A pair among the sources (where it is, not its answer). */
+export type RelatedQuestion = Schemas['RelatedQuestion'];
 /** The same passage in another document (e.g. the DOCX of a PDF paper), collapsed into a source. */
 export type Rendition = Schemas['Rendition'];
 

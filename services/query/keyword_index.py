@@ -37,6 +37,7 @@ from services.query.keyword_tokens import (
     stem,
 )
 from services.query.lexicon import Lexicon, TermSet
+from shared.lang import detect_language
 from shared.scope import Scope, meta_in_scope
 from shared.textnorm import normalize_for_search
 
@@ -162,6 +163,12 @@ class KeywordIndex:
         snap = self._snap
         return {cid: snap.metas[snap.position[cid]] for cid in ids if cid in snap.position}
 
+    def unknown_share(self, query: str) -> float:
+        """Share of ``query``'s content terms (keyword form) the index does not know
+        (:func:`unknown_terms`; 0.0 for a query without content terms)."""
+        terms, unknown = unknown_terms(self.lexicon, query, self._snap.vocab)
+        return len(unknown) / len(terms) if terms else 0.0
+
     def search(self, query: str, document_ids: list[str] | None = None, strategy: str | None = None,
                topic_section: str | None = None, departments: Scope = None) -> KeywordHits:
         """Keyword scores for ``query`` (search form) on the current snapshot; see
@@ -202,6 +209,24 @@ def term_sets(lexicon: Lexicon, query: str, vocab: Container[str]) -> dict[str, 
     zh += own_en + [t for t in lexicon.english_to_chinese(query, vocab) if t.targets]
     en = own_en + [t for t in lexicon.chinese_to_english(query, vocab) if t.targets]
     return {"zh": zh, "en": en}
+
+
+def unknown_terms(lexicon: Lexicon, query: str, vocab: Container[str]) -> tuple[list[str], list[str]]:
+    """``(terms, unknown)``: the query's content terms (keyword form, see
+    :func:`keyword_tokens.query_search_form`) and those the index knows in neither language —
+    a Chinese dictionary word (``lexicon.segment``) none of whose bigram sequence nor English
+    translations is indexed, an English word whose stem and Chinese translations are not.
+    ``中華白海豚…`` gives ``白海`` (no paper mentions dolphins); a question the papers answer
+    has few. English questions use their English words, others their Chinese words."""
+    if detect_language(query) == "en":
+        terms = query_words(query)
+        translated = {w for t in lexicon.english_to_chinese(query, vocab) if t.targets for w in t.source.split()}
+        unknown = [w for w in terms if not all(stem(p) in vocab for p in w.split())
+                   and not all(p in translated for p in w.split())]  # "ex gratia": translated as a phrase
+        return terms, unknown
+    sets = lexicon.chinese_to_english(query, vocab)
+    return ([t.source for t in sets],
+            [t.source for t in sets if not t.targets and not all(b in vocab for b in cjk_bigrams(t.source))])
 
 
 def _stem_phrase(words: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,6 +27,17 @@ from shared.vectorstore import VectorStore
 # e5-small reads at most 512 tokens; a longer question only costs embedding time (a 4000-character
 # question took 6 s), so the embedding sees its first 512 characters (the keyword side sees all).
 EMBED_QUERY_CHARS = 512
+
+
+class Hit(NamedTuple):
+    """One retrieved passage: the ``Source``, its full stored text, its keyword score (0..1,
+    ``keyword_index``) and, for a Q&A pair, the question-line similarity (cosine after
+    language-bias removal; ``None`` for other chunks). The coverage decision reads the last."""
+
+    source: Source
+    text: str
+    keyword: float = 0.0
+    question: float | None = None
 
 
 @lru_cache(maxsize=4096)
@@ -163,8 +174,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
                    strategy: str | None = None, topic_section: str | None = None,
                    cache: VectorCache | None = None, keywords: KeywordIndex | None = None,
                    keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8,
-                   departments: Scope = None) -> list[tuple[Source, str]]:
-    """Top-``k`` chunks for ``question``, best first, each with its full stored text.
+                   departments: Scope = None) -> list[Hit]:
+    """Top-``k`` chunks for ``question``, best first, each with its full stored text (``Hit``).
 
     The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
     Traditional) exactly as chunks were at index time, embedded, debiased and made
@@ -221,5 +232,6 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         c, best = r.item, r.best
         terms = matched_terms(kw_text, chunk_search_form(r.text), str(c.meta.get("lang", "")), hits.term_sets)
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
-        out.append((to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also), r.text))
+        out.append(Hit(to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also), r.text,
+                       best.keyword, best.question))
     return out

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from services.query.answer import compose_answer
+from services.query.keyword_tokens import query_search_form
 from services.query.retrieve import retrieve
 from services.query.state import StateDep
 from shared.api import QueryResponse, ScopedQueryRequest
@@ -33,7 +34,8 @@ async def query(state: StateDep, body: ScopedQueryRequest) -> QueryResponse:
     (``body.departments`` and the shared library; ``None``: every department). The gateway sets
     the scope from the caller's key; this service is not reachable from outside the deployment.
 
-    Without an LLM (or when it fails) the answer is extractive and says so in ``notice``.
+    Without an LLM (or when it fails) the answer is the direct answer and says so in ``notice``;
+    when no source passes the coverage threshold, ``covered`` is false and the answer says so.
     503 when the embeddings endpoint or Chroma is down.
     """
     s = state.settings
@@ -48,9 +50,8 @@ async def query(state: StateDep, body: ScopedQueryRequest) -> QueryResponse:
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None
-    sources, texts = [src for src, _ in hits], [t for _, t in hits]
-    answer, mode, notice = await compose_answer(s, body.question, sources, texts)
-    QUERY_LATENCY.labels(mode).observe(time.perf_counter() - start)
-    QUERIES.labels(scope_label(body.departments), mode).inc()
-    return QueryResponse(answer=answer, answer_mode=mode, notice=notice,
-                         llm_model=s.llm_model if mode == "llm" else None, sources=sources)
+    unknown = state.keywords.unknown_share(query_search_form(body.question)) if state.keywords_ready else 0.0
+    response = await compose_answer(s, body.question, hits, unknown)
+    QUERY_LATENCY.labels(response.answer_mode).observe(time.perf_counter() - start)
+    QUERIES.labels(scope_label(body.departments), response.answer_mode).inc()
+    return response

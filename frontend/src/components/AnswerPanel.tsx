@@ -1,5 +1,6 @@
-import { Alert, Badge, Group, Paper, Stack, Title } from '@mantine/core';
+import { Accordion, Alert, Badge, Group, Paper, Stack, Title } from '@mantine/core';
 import type { QueryResponse } from '../types';
+import { DirectAnswerCard, RelatedQuestions } from './DirectAnswerCard';
 import { Markdown } from './Markdown';
 import { SourceList } from './SourceList';
 
@@ -15,7 +16,34 @@ export function AnswerModeBadge({ mode }: { mode: QueryResponse['answer_mode'] }
   );
 }
 
+/** No paper answers the question: say so plainly; the nearest passages stay folded away. */
+function NotCovered({ response }: { response: QueryResponse }) {
+  const closest = response.closest ?? [];
+  return (
+    <Stack gap="sm" data-covered="false">
+      <Alert color="gray" variant="light" title="Not covered">
+        None of your department&apos;s papers answers this.
+      </Alert>
+      {closest.length > 0 && (
+        <Accordion variant="contained">
+          <Accordion.Item value="closest">
+            <Accordion.Control>Closest passages ({closest.length})</Accordion.Control>
+            <Accordion.Panel>
+              <SourceList sources={closest} title="Closest passages" />
+            </Accordion.Panel>
+          </Accordion.Item>
+        </Accordion>
+      )}
+    </Stack>
+  );
+}
+
 export function AnswerPanel({ response, question }: { response: QueryResponse; question?: string }) {
+  // Older servers send neither field: treat their answers as covered, without a direct answer.
+  const covered = response.covered ?? true;
+  const direct = covered ? (response.direct ?? null) : null;
+  const related = covered ? (response.related ?? []) : [];
+  const llm = response.answer_mode === 'llm';
   return (
     <Stack gap="md" aria-live="polite">
       <Paper withBorder p="md" radius="md">
@@ -23,7 +51,7 @@ export function AnswerPanel({ response, question }: { response: QueryResponse; q
           <Title order={2} size="h3">
             Answer
           </Title>
-          <AnswerModeBadge mode={response.answer_mode} />
+          {covered && <AnswerModeBadge mode={response.answer_mode} />}
         </Group>
         {question && (
           <Title order={3} size="sm" c="dimmed" fw={500} mb="sm" style={{ whiteSpace: 'pre-wrap' }}>
@@ -35,15 +63,29 @@ export function AnswerPanel({ response, question }: { response: QueryResponse; q
             {response.notice}
           </Alert>
         )}
-        {response.answer.trim() ? (
+        {!covered ? (
+          <NotCovered response={response} />
+        ) : direct && !llm ? (
+          <DirectAnswerCard direct={direct} />
+        ) : response.answer.trim() ? (
           <Markdown>{response.answer}</Markdown>
         ) : (
           <Alert color="gray" variant="light">
             No answer text was returned.
           </Alert>
         )}
+        {direct && llm && (
+          <Stack mt="md">
+            <DirectAnswerCard direct={direct} title="In the papers" />
+          </Stack>
+        )}
+        {related.length > 0 && (
+          <Stack mt="md">
+            <RelatedQuestions related={related} />
+          </Stack>
+        )}
       </Paper>
-      <SourceList sources={response.sources} />
+      {covered && <SourceList sources={response.sources} />}
     </Stack>
   );
 }

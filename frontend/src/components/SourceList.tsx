@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode } from 'react';
+import { Fragment, useId, type ReactNode } from 'react';
 import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import type { MatchedBy, Rendition, Source } from '../types';
 import { formatScore, pageRangeLabel } from '../lib/format';
@@ -91,7 +91,8 @@ function AlsoIn({ renditions }: { renditions: Rendition[] }) {
   );
 }
 
-export function SourceList({ sources }: { sources: Source[] }) {
+export function SourceList({ sources, title = 'Sources' }: { sources: Source[]; title?: string }) {
+  const headingId = useId();
   if (sources.length === 0) {
     return (
       <Text c="dimmed" size="sm">
@@ -100,9 +101,9 @@ export function SourceList({ sources }: { sources: Source[] }) {
     );
   }
   return (
-    <section aria-labelledby="sources-heading">
-      <Title order={3} size="h4" id="sources-heading" mb="xs">
-        Sources ({sources.length})
+    <section aria-labelledby={headingId}>
+      <Title order={3} size="h4" id={headingId} mb="xs">
+        {title} ({sources.length})
       </Title>
       <Stack gap="sm" component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
         {sources.map((source, index) => {

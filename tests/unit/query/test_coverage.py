@@ -1,0 +1,77 @@
+"""The "not covered" decision on the sources' scores, and the response it gives."""
+from __future__ import annotations
+
+import asyncio
+
+from services.query.answer import NOT_COVERED, compose_answer
+from services.query.coverage import CoverageParams, assess, decision_value, is_covered
+from services.query.retrieve import Hit
+from shared.api import Source
+from shared.settings import Settings
+
+PARAMS = CoverageParams(threshold=0.5, margin_weight=1.0)
+WEIGHTED = CoverageParams(threshold=0.5, question_weight=0.5, unknown_weight=0.4)
+
+
+def test_decision_value_adds_the_weighted_margin():
+    assert decision_value([0.6, 0.5, 0.1], None, 0.0, PARAMS) == 0.6 + (0.6 - 0.5)
+    assert decision_value([0.6], None, 0.0, CoverageParams(0.5, margin_weight=2.0)) == 0.6  # one source: no margin
+    assert decision_value([], None, 0.0, PARAMS) is None
+
+
+def test_question_line_raises_and_unknown_terms_lower_the_value():
+    assert decision_value([0.4], 0.3, 0.0, WEIGHTED) == 0.4 + 0.5 * 0.3
+    assert decision_value([0.4], None, 0.0, WEIGHTED) == 0.4                 # not a Q&A pair
+    assert decision_value([0.4], None, 0.25, WEIGHTED) == 0.4 - 0.4 * 0.25   # a quarter of the terms unknown
+
+
+def test_covered_when_the_value_reaches_the_threshold():
+    assert is_covered(assess([0.45, 0.30], None, 0.0, PARAMS))         # 0.45 + 0.15 = 0.60
+    assert not is_covered(assess([0.45, 0.44], None, 0.0, PARAMS))     # 0.45 + 0.01 = 0.46: several equally weak
+    assert not is_covered(assess([0.55], None, 0.25, WEIGHTED))        # 0.55 - 0.10: it names unknown subjects
+    assert is_covered(assess([0.45], 0.2, 0.0, WEIGHTED))              # 0.45 + 0.10: a close prepared question
+    assert not is_covered(assess([], None, 0.0, PARAMS))
+    c = assess([0.45, 0.30], 0.2, 0.5, PARAMS)
+    assert (c.best, c.second, c.question_line, c.unknown, c.threshold) == (0.45, 0.30, 0.2, 0.5, 0.5)
+
+
+def test_unknown_share_counts_terms_no_paper_contains():
+    from services.query.keyword_index import KeywordIndex
+    from services.query.lexicon import load_lexicon
+
+    idx = KeywordIndex(load_lexicon())
+    idx.update({"d": [("d_0", "政府為受影響的業務經營者提供特惠津貼。", {"document_id": "d", "lang": "zh"})]})
+    assert idx.unknown_share("政府 特惠 津貼") == 0.0
+    assert idx.unknown_share("政府 海豚") == 0.5            # 海豚 is in no paper, nor "dolphin"
+    assert idx.unknown_share("ex-gratia allowance") == 0.0   # known through its translations
+    assert idx.unknown_share("ex gratia allowance") == 0.0   # a dictionary phrase, written without its hyphen
+    assert idx.unknown_share("dolphin fireworks allowance") == 2 / 3
+
+
+def hit(chunk_id: str, score: float, qa: bool = False) -> Hit:
+    text = "Q1. 煙花匯演的預算是多少？\n預算為 1,000 萬元。" if qa else "一段文字。另一句。"
+    fields: dict[str, object] = {"chunk_id": chunk_id, "document_id": "d", "filename": "f.pdf", "page_number": 2,
+                                 "score": score, "snippet": text}
+    if qa:
+        fields |= {"question_id": "Q1", "question_text": "煙花匯演的預算是多少？", "answer": text}
+    return Hit(Source.model_validate(fields), text)
+
+
+def test_not_covered_says_so_and_returns_the_closest_passages():
+    resp = asyncio.run(compose_answer(Settings(llm_base_url="", llm_model=""), "國慶煙花預算？",
+                                      [hit("a", 0.40), hit("b", 0.39), hit("c", 0.38), hit("d", 0.30)],
+                                      params=PARAMS))
+    assert not resp.covered and resp.direct is None
+    assert resp.answer.startswith(NOT_COVERED)
+    assert [s.chunk_id for s in resp.closest] == ["a", "b", "c"]
+    assert [s.chunk_id for s in resp.sources] == ["a", "b", "c", "d"]  # the ranking is unchanged
+
+
+def test_covered_gives_the_direct_answer_and_does_not_repeat_the_sources():
+    resp = asyncio.run(compose_answer(Settings(llm_base_url="", llm_model=""), "煙花預算？",
+                                      [hit("a", 0.9, qa=True), hit("b", 0.5)], params=PARAMS))
+    assert resp.covered and resp.direct is not None and resp.direct.kind == "qa"
+    assert resp.direct.text == "預算為 1,000 萬元。"
+    assert resp.answer_mode == "extractive" and resp.notice
+    assert "f.pdf" not in resp.answer and "[1]" not in resp.answer
+    assert resp.answer.startswith("**Q1 煙花匯演的預算是多少？**")
