@@ -163,10 +163,16 @@ class KeywordIndex:
         snap = self._snap
         return {cid: snap.metas[snap.position[cid]] for cid in ids if cid in snap.position}
 
-    def unknown_share(self, query: str) -> float:
-        """Share of ``query``'s content terms (keyword form) the index does not know
-        (:func:`unknown_terms`; 0.0 for a query without content terms)."""
-        terms, unknown = unknown_terms(self.lexicon, query, self._snap.vocab)
+    def unknown_share(self, query: str, departments: Scope = None) -> float:
+        """Share of ``query``'s content terms (keyword form) that no chunk of the caller's scope
+        (``departments``, ``shared.scope``; ``None``: every department) contains
+        (:func:`unknown_terms`; 0.0 for a query without content terms). Another department's
+        papers never make a term known."""
+        snap = self._snap
+        vocab: Container[str] = snap.vocab
+        if departments is not None:
+            vocab = ScopedVocab(snap, _mask(snap.metas, None, None, None, departments))
+        terms, unknown = unknown_terms(self.lexicon, query, vocab)
         return len(unknown) / len(terms) if terms else 0.0
 
     def search(self, query: str, document_ids: list[str] | None = None, strategy: str | None = None,
@@ -174,6 +180,23 @@ class KeywordIndex:
         """Keyword scores for ``query`` (search form) on the current snapshot; see
         :func:`keyword_scores`."""
         return keyword_scores(self._snap, self.lexicon, query, document_ids, strategy, topic_section, departments)
+
+
+class ScopedVocab:
+    """The terms of a snapshot's vocabulary that occur in at least one chunk of ``mask`` (a
+    boolean array over the snapshot's chunks): ``term in ScopedVocab(...)``."""
+
+    def __init__(self, snap: Snapshot, mask: np.ndarray) -> None:
+        self._vocab = snap.vocab
+        self._mask = mask
+        self._csc = snap.bm25.scores if snap.bm25 is not None else None
+
+    def __contains__(self, term: object) -> bool:
+        tid = self._vocab.get(term) if isinstance(term, str) else None
+        if tid is None or self._csc is None:
+            return False
+        docs = self._csc["indices"][self._csc["indptr"][tid]:self._csc["indptr"][tid + 1]]
+        return bool(self._mask[docs].any())
 
 
 def fit_snapshot(chunks: list[IndexedChunk]) -> Snapshot:

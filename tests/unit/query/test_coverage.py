@@ -75,3 +75,22 @@ def test_covered_gives_the_direct_answer_and_does_not_repeat_the_sources():
     assert resp.answer_mode == "extractive" and resp.notice
     assert "f.pdf" not in resp.answer and "[1]" not in resp.answer
     assert resp.answer.startswith("**Q1 煙花匯演的預算是多少？**")
+
+
+def test_unknown_share_counts_only_the_callers_papers():
+    """Another department's papers never make a term known (nor the decision depend on them)."""
+    from services.query.keyword_index import KeywordIndex
+    from services.query.lexicon import load_lexicon
+
+    idx = KeywordIndex(load_lexicon())
+    idx.update({"a": [("a_0", "政府為受影響的業務經營者提供特惠津貼。",
+                       {"document_id": "a", "lang": "zh", "department": "lands", "visibility": "department"})],
+                "b": [("b_0", "中華白海豚的保育工作。",
+                       {"document_id": "b", "lang": "zh", "department": "afcd", "visibility": "department"})],
+                "s": [("s_0", "煙花匯演的安排。",
+                       {"document_id": "s", "lang": "zh", "department": "isd", "visibility": "shared"})]})
+    assert idx.unknown_share("政府 海豚") == 0.0                       # every department: 海豚 is in b
+    assert idx.unknown_share("政府 海豚", ["lands"]) == 0.5            # lands does not see b
+    assert idx.unknown_share("政府 海豚", ["afcd"]) == 0.5             # and afcd does not see a's 政府
+    assert idx.unknown_share("海豚 保育", ["afcd"]) == 0.0
+    assert idx.unknown_share("政府 煙花", ["lands"]) == 0.0            # the shared library is everyone's
