@@ -85,6 +85,18 @@ def reindex_while_querying(stack: Any, api: httpx.Client) -> tuple[subprocess.Co
     return out, codes
 
 
+def follows_switch(api: httpx.Client, top_before: list[str], timeout_s: float = 60) -> bool:
+    """The query service answers with the same top documents as before the reindex within
+    ``timeout_s`` (it follows the generation switch from an event, so not at once: once, on a
+    loaded CI, the third source 2 s after the switch still came from its old state)."""
+    deadline = time.monotonic() + timeout_s
+    while top_documents(api) != top_before:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(1)
+    return True
+
+
 def test_reindex_switches_only_when_complete_and_rebuilds_lost_chroma_data(own_stack, own_api):
     stack, api = own_stack, own_api
     ids = [upload(api, p)["document_id"] for p in PAPERS]
@@ -103,7 +115,7 @@ def test_reindex_switches_only_when_complete_and_rebuilds_lost_chroma_data(own_s
     time.sleep(2)
     assert chunk_indexes(stack, ids) == before
     assert api.get("/api/v1/reindex").json()["state"] == "done"
-    assert top_documents(api) == top_before
+    assert follows_switch(api, top_before)
     print(f"reindex of {len(ids)} documents: {took:.1f} s, {len(codes)} questions answered meanwhile, all 200")
 
     # Chroma's data lost: stop it, delete its directory, start it empty
@@ -123,7 +135,4 @@ def test_reindex_switches_only_when_complete_and_rebuilds_lost_chroma_data(own_s
     assert out.returncode == 0, out.stdout + out.stderr
     time.sleep(2)
     assert chunk_indexes(stack, ids) == before
-    deadline = time.monotonic() + 60
-    while top_documents(api) != top_before:  # the query service follows the switch
-        assert time.monotonic() < deadline
-        time.sleep(1)
+    assert follows_switch(api, top_before)
