@@ -67,3 +67,16 @@ def load_note() -> str:
 
     one, five, fifteen = os.getloadavg()
     return f"load average 1/5/15 min: {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+async def indexed_ids_by_file(url: str) -> dict[str, set[str]]:
+    """Filename → ids of indexed documents with that name (from the gateway's listing)."""
+    from cli import api
+
+    async with api.make_client(url) as client:
+        listing = await api.list_documents(client)
+    out: dict[str, set[str]] = {}
+    for d in listing.get("documents", []):
+        if d.get("status") == "indexed":
+            out.setdefault(d.get("filename", ""), set()).add(d["document_id"])
+    return out

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from _common import CORPUS, ROOT, load_note
+from _common import CORPUS, ROOT, indexed_ids_by_file, load_note
 
 from cli import api
 from cli.eval_corpus import load_queries
@@ -154,17 +154,6 @@ def report(name: str, rows: list[Row], p: CoverageParams) -> str:
             f"unanswerable judged covered {c['fn']}); R@3 {r_at_3(rows):.3f}, covered R@3 {r_at_3(rows, p):.3f}")
 
 
-async def ids_by_file(url: str) -> dict[str, set[str]]:
-    """Filename → ids of indexed documents (the gateway's listing)."""
-    async with api.make_client(url) as client:
-        listing = await api.list_documents(client)
-    out: dict[str, set[str]] = {}
-    for d in listing.get("documents", []):
-        if d.get("status") == "indexed":
-            out.setdefault(d.get("filename", ""), set()).add(d["document_id"])
-    return out
-
-
 def main() -> None:
     """Fit on the calibration set, report on it and on the held-out set."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -174,7 +163,7 @@ def main() -> None:
     ap.add_argument("--margin-weights", default="0,0.5,1")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
     a = ap.parse_args()
-    ids = asyncio.run(ids_by_file(api.resolve_url(a.url)))
+    ids = asyncio.run(indexed_ids_by_file(api.resolve_url(a.url)))
 
     def answerable(dirs: list[Path]) -> list[tuple[str, set[str], str | None]]:
         qs = load_queries(dirs)

@@ -21,7 +21,7 @@ import dataclasses
 import time
 from pathlib import Path
 
-from _common import ROOT
+from _common import ROOT, indexed_ids_by_file
 
 from cli import api
 from cli.eval_corpus import EvalQuery, load_queries
@@ -38,17 +38,6 @@ from shared.settings import get_settings
 from shared.vectorstore import VectorStore
 
 CALIBRATION = ROOT / "bench" / "calibration"
-
-
-async def document_ids(url: str) -> dict[str, set[str]]:
-    """Filename → ids of indexed documents with that name (from the gateway's listing)."""
-    async with api.make_client(url) as client:
-        listing = await api.list_documents(client)
-    out: dict[str, set[str]] = {}
-    for d in listing.get("documents", []):
-        if d.get("status") == "indexed":
-            out.setdefault(d.get("filename", ""), set()).add(d["document_id"])
-    return out
 
 
 async def sweep(queries: list[EvalQuery], ids: dict[str, set[str]], param: str, values: list[float]) -> None:
@@ -88,7 +77,7 @@ def main() -> None:
                          "evaluation folders only to report a sensitivity table, never to pick a value)")
     a = ap.parse_args()
     queries = load_queries(a.queries)
-    ids = asyncio.run(document_ids(api.resolve_url(a.url)))
+    ids = asyncio.run(indexed_ids_by_file(api.resolve_url(a.url)))
     missing = sorted({f for q in queries for f in q.files[:1] if f not in ids})
     if missing:
         raise SystemExit(f"not indexed in the stack: {', '.join(missing)} (run bench/retrieval.py first)")
