@@ -21,6 +21,12 @@ recall = unanswerable questions judged not covered / all unanswerable questions.
 R@3 of the sources (the abstention does not change the ranking) and R@3 of the *covered*
 answers (an answerable query judged not covered loses its direct answer).
 
+Scope: the department of the API key (``GET /api/v1/whoami``; ``--department`` to name another,
+an admin key without it: every department). Retrieval, the keyword index (BM25 statistics and the
+vocabulary of ``unknown``) and the language means are built from that department's chunks only,
+so another department's documents — a soak benchmark's, which come and go — do not move the
+figures. Upload the corpus into that department first (``legco eval`` with its key).
+
 Run from the repo root:
     .cache/venv/bin/python bench/abstention.py [--margin-weights 0,0.5,1,2] [--json]
 """
@@ -39,7 +45,6 @@ from cli import api
 from cli.eval_corpus import load_queries
 from cli.eval_metrics import hit_rank
 from services.query.coverage import CoverageParams, decision_value
-from services.query.follow import Follower
 from services.query.keyword_index import KeywordIndex
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans
@@ -47,6 +52,7 @@ from services.query.lexicon import load_lexicon
 from services.query.retrieve import retrieve
 from services.query.scoring import ScoringParams
 from shared.embeddings import EmbeddingClient
+from shared.scope import Scope, meta_in_scope
 from shared.settings import get_settings
 from shared.vectorstore import VectorStore
 
@@ -72,13 +78,27 @@ def unanswerable(path: Path) -> list[str]:
     return [q["query"] for q in json.loads(path.read_text(encoding="utf-8"))["queries"]]
 
 
-async def run(answerable: list[tuple[str, set[str], str | None]], unanswered: list[str]) -> list[Row]:
-    """Retrieve every question (top ``QUERY_TOP_K``, the service's default) and record its row;
-    ``answerable``: (query, expected document ids, expected Q&A id; ``None``: any chunk of them)."""
+def load_scoped(vectors: VectorStore, scope: Scope) -> tuple[LanguageMeans, KeywordIndex]:
+    """The language means and the keyword index of the chunks in ``scope`` only (``None``: every
+    department): another department's documents (a soak benchmark's, which come and go) change
+    neither the BM25 statistics, the vocabulary of ``unknown``, nor the means."""
+    means, keywords = LanguageMeans(), KeywordIndex(load_lexicon())
+    vectors.refresh()
+    records = [r for r in vectors.iter_chunks() if meta_in_scope(r[2], scope)]
+    keywords.load(records)
+    docs = {str(meta.get("document_id", "")) for _, _, meta in records}
+    means.load([rec for rec in vectors.stats_records() if rec[0] in docs])
+    return means, keywords
+
+
+async def run(answerable: list[tuple[str, set[str], str | None]], unanswered: list[str],
+              scope: Scope = None) -> list[Row]:
+    """Retrieve every question (top ``QUERY_TOP_K``, the service's default) within ``scope`` and
+    record its row; ``answerable``: (query, expected document ids, expected Q&A id; ``None``: any
+    chunk of them)."""
     s = get_settings()
     vectors, embedder = VectorStore(s), EmbeddingClient(s)
-    means, keywords = LanguageMeans(), KeywordIndex(load_lexicon())
-    Follower(vectors, keywords, means).load()
+    means, keywords = load_scoped(vectors, scope)
     params = ScoringParams.from_settings(s)
     rows: list[Row] = []
     todo = [(q, True, docs, qa) for q, docs, qa in answerable] + [(q, False, set(), None) for q in unanswered]
@@ -86,7 +106,7 @@ async def run(answerable: list[tuple[str, set[str], str | None]], unanswered: li
         hits = await retrieve(vectors, embedder, q, s.query_top_k, means=means, params=params,
                               candidates=s.query_candidates, keywords=keywords,
                               keyword_candidates_n=s.query_keyword_candidates,
-                              duplicate_threshold=s.query_duplicate_threshold)
+                              duplicate_threshold=s.query_duplicate_threshold, departments=scope)
         found = [h.source.model_dump() for h in hits]
         rank = None
         if ok and qa is not None:
@@ -94,8 +114,18 @@ async def run(answerable: list[tuple[str, set[str], str | None]], unanswered: li
         elif ok:
             rank = next((n for n, f in enumerate(found, start=1) if f["document_id"] in docs), None)
         rows.append(Row(q, ok, [h.source.score for h in hits], hits[0].question if hits else None,
-                        keywords.unknown_share(query_search_form(q)), rank))
+                        keywords.unknown_share(query_search_form(q), scope), rank))
     return rows
+
+
+async def caller_scope(url: str, department: str | None) -> list[str] | None:
+    """The departments searched: ``[department]`` when given, else the API key's department
+    (``GET /api/v1/whoami``), or ``None`` (every department) for an admin key."""
+    if department:
+        return [department]
+    async with api.make_client(url) as client:
+        me = await api.call(client, "GET", f"{api.API}/whoami")
+    return None if me["role"] == "admin" else [str(me["department"])]
 
 
 def value(r: Row, p: CoverageParams) -> float | None:
@@ -161,9 +191,13 @@ def main() -> None:
     ap.add_argument("--question-weights", default="0,0.25,0.5")
     ap.add_argument("--unknown-weights", default="0,0.1,0.2,0.3")
     ap.add_argument("--margin-weights", default="0,0.5,1")
+    ap.add_argument("--department", default=None,
+                    help="department whose documents are searched (default: the API key's; an admin key: every one)")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
     a = ap.parse_args()
-    ids = asyncio.run(indexed_ids_by_file(api.resolve_url(a.url)))
+    url = api.resolve_url(a.url)
+    scope = asyncio.run(caller_scope(url, a.department))
+    ids = asyncio.run(indexed_ids_by_file(url))
 
     def answerable(dirs: list[Path]) -> list[tuple[str, set[str], str | None]]:
         qs = load_queries(dirs)
@@ -173,9 +207,11 @@ def main() -> None:
     t0 = time.perf_counter()
     cal = asyncio.run(run(answerable([CALIBRATION]) + [(q["query"], ids.get(q["file"], set()), None)
                                                        for q in passages],
-                          unanswerable(CALIBRATION / "unanswerable.json")))
-    held = asyncio.run(run(answerable([CORPUS / "fixtures"]), unanswerable(CALIBRATION / "unanswerable_heldout.json")))
-    print(f"{load_note()}; {time.perf_counter() - t0:.0f} s")
+                          unanswerable(CALIBRATION / "unanswerable.json"), scope))
+    held = asyncio.run(run(answerable([CORPUS / "fixtures"]), unanswerable(CALIBRATION / "unanswerable_heldout.json"),
+                           scope))
+    where = ", ".join(scope) if scope else "every department"
+    print(f"{load_note()}; {time.perf_counter() - t0:.0f} s; scope: {where}")
     print(f"calibration: {sum(r.answerable for r in cal)} answerable ({len(passages)} of them passages), "
           f"{sum(not r.answerable for r in cal)} unanswerable; held-out: {sum(r.answerable for r in held)} "
           f"answerable (fixture truth), {sum(not r.answerable for r in held)} unanswerable")
