@@ -1,20 +1,24 @@
-"""Fitting the "not covered" threshold, and measuring it on held-out questions.
+"""Fitting the "not covered" weights and thresholds, and measuring them on held-out questions.
 
-A response is *not covered* when ``best + question_weight · question_line − unknown_weight ·
-unknown + margin_weight · (best − second) < threshold`` (``services/query/coverage.py``).
-This script runs every question in-process with the query service's own ``retrieve`` against
+A response is *covered* when ``max_i≤sources (score_i + question_weight · question_line_i +
+terms_weight · terms_i) − unknown_weight · unknown + margin_weight · (best − second)`` reaches
+the threshold of the question's language (``services/query/coverage.py``). This script runs
+every question in-process with the query service's own ``retrieve`` and coverage code against
 the running stack's Chroma and embedder (the corpus indexed, as after ``bench/retrieval.py``):
 
 * **fit** on the calibration set: the answerable queries of ``bench/calibration/*.queries.json``
   (Q&A pairs) and ``bench/calibration/passages.answerable.json`` (passages of papers without
-  Q&A pairs), and the unanswerable ``bench/calibration/unanswerable.json``. For every weight
-  combination of a small grid (``--question-weights``, ``--unknown-weights``,
-  ``--margin-weights``) the threshold is chosen to maximise the smaller of precision and recall
-  of "not covered" (ties: the middle of the best run of thresholds, so neither class sits on the
-  edge); the best combination wins, ties to the one with the smallest weights.
+  Q&A pairs), and the unanswerable ``bench/calibration/unanswerable.json``. For every
+  combination of a small grid (``--question-weights``, ``--terms-weights``,
+  ``--unknown-weights``, ``--margin-weights``, ``--sources``, ``--english-offsets``) the
+  threshold is chosen to maximise the smaller of precision and recall of "not covered" (ties:
+  the middle of the best run of thresholds, so neither class sits on the edge); an English
+  question's threshold is that threshold minus the combination's English offset. The best
+  combination wins, ties to the smallest weights, then the fewest sources.
 * **held-out** report with the fitted values: the fixture truth queries
   (``../shared/corpus/fixtures/*.truth.json``, answerable) and
-  ``bench/calibration/unanswerable_heldout.json``. They are never used to fit.
+  ``bench/calibration/unanswerable_heldout.json``. They are never used to fit. Also printed:
+  both sets together ("combined").
 
 Precision of "not covered" = unanswerable questions judged not covered / all judged not covered;
 recall = unanswerable questions judged not covered / all unanswerable questions. Also printed:
@@ -22,29 +26,34 @@ R@3 of the sources (the abstention does not change the ranking) and R@3 of the *
 answers (an answerable query judged not covered loses its direct answer).
 
 Scope: the department of the API key (``GET /api/v1/whoami``; ``--department`` to name another,
-an admin key without it: every department). Retrieval, the keyword index (BM25 statistics and the
-vocabulary of ``unknown``) and the language means are built from that department's chunks only,
-so another department's documents — a soak benchmark's, which come and go — do not move the
-figures. Upload the corpus into that department first (``legco eval`` with its key).
+an admin key without it: every department). Retrieval, the keyword index (BM25 statistics, the
+vocabulary of ``unknown`` and the term weights) and the language means are built from that
+department's chunks only, so another department's documents — a soak benchmark's, which come
+and go — do not move the figures. Upload the corpus into that department first (``legco eval``
+with its key).
 
 Run from the repo root:
-    .cache/venv/bin/python bench/abstention.py [--margin-weights 0,0.5,1,2] [--json]
+    .cache/venv/bin/python bench/abstention.py [--sources 1,2] [--json]
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from _common import CORPUS, ROOT, indexed_ids_by_file, load_note
 
+import numpy as np
+
 from cli import api
 from cli.eval_corpus import load_queries
 from cli.eval_metrics import hit_rank
-from services.query.coverage import CoverageParams, decision_value
+from services.query.answer import evidence_of
+from services.query.coverage import CoverageParams, SourceEvidence, decision_value
 from services.query.keyword_index import KeywordIndex
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans
@@ -52,8 +61,10 @@ from services.query.lexicon import load_lexicon
 from services.query.retrieve import retrieve
 from services.query.scoring import ScoringParams
 from shared.embeddings import EmbeddingClient
+from shared.lang import detect_language
 from shared.scope import Scope, meta_in_scope
 from shared.settings import get_settings
+from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
 
 CALIBRATION = ROOT / "bench" / "calibration"
@@ -61,15 +72,15 @@ CALIBRATION = ROOT / "bench" / "calibration"
 
 @dataclass
 class Row:
-    """One question: its text, whether a paper answers it, the sources' scores (best first),
-    the best source's question-line similarity (``None``: not a Q&A pair), the share of its
-    terms unknown to the index, and whether the expected source is in the top 3 (answerable)."""
+    """One question: its text, whether a paper answers it, every source's coverage signals (best
+    first; term shares for all of them), the share of its terms unknown to the index, its
+    language and the rank of the expected source (answerable; ``None``: not in the top k)."""
 
     query: str
     answerable: bool
-    scores: list[float]
-    question: float | None
+    evidence: list[SourceEvidence]
     unknown: float
+    lang: str
     rank: int | None = None
 
 
@@ -113,8 +124,10 @@ async def run(answerable: list[tuple[str, set[str], str | None]], unanswered: li
             rank = hit_rank(found, docs, qa)
         elif ok:
             rank = next((n for n, f in enumerate(found, start=1) if f["document_id"] in docs), None)
-        rows.append(Row(q, ok, [h.source.score for h in hits], hits[0].question if hits else None,
-                        keywords.unknown_share(query_search_form(q), scope), rank))
+        kw = query_search_form(q)
+        every = CoverageParams(0.0, sources=max(1, len(hits)))  # term shares of every source
+        rows.append(Row(q, ok, evidence_of(hits, keywords.query_terms(kw, scope), every),
+                        keywords.unknown_share(kw, scope), detect_language(normalize_for_search(q)), rank))
     return rows
 
 
@@ -130,15 +143,20 @@ async def caller_scope(url: str, department: str | None) -> list[str] | None:
 
 def value(r: Row, p: CoverageParams) -> float | None:
     """The decision value of row ``r`` under ``p``."""
-    return decision_value(r.scores, r.question, r.unknown, p)
+    return decision_value(r.evidence, r.unknown, p)
+
+
+def judged_covered(r: Row, p: CoverageParams) -> bool:
+    """Whether the service would call row ``r`` covered under ``p``."""
+    v = value(r, p)
+    return v is not None and v >= p.threshold_for(r.lang)
 
 
 def confusion(rows: list[Row], p: CoverageParams) -> dict[str, float]:
     """Precision and recall of "not covered" (positives: unanswerable) and the counts."""
     tp = fp = fn = 0
     for r in rows:
-        v = value(r, p)
-        not_covered = v is None or v < p.threshold
+        not_covered = not judged_covered(r, p)
         if not_covered and not r.answerable:
             tp += 1
         elif not_covered:
@@ -150,47 +168,73 @@ def confusion(rows: list[Row], p: CoverageParams) -> dict[str, float]:
     return {"precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn}
 
 
-def fit_threshold(rows: list[Row], p: CoverageParams) -> tuple[CoverageParams, float]:
+def fit_threshold(rows: list[Row], p: CoverageParams, english_offset: float = 0.0) -> tuple[CoverageParams, float]:
     """``p`` with the threshold maximising min(precision, recall) on ``rows`` — the middle of
-    the best run of candidate cuts (midpoints between sorted decision values) — and that min."""
-    values = sorted({v for r in rows if (v := value(r, p)) is not None})
-    cuts = [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)]
-    scores = [min(m["precision"], m["recall"]) for t in cuts for m in [confusion(rows, replace(p, threshold=t))]]
-    best = max(scores)
+    the best run of candidate cuts (midpoints between sorted decision values) — and that min.
+    An English question's value is raised by ``english_offset`` for the fit, i.e. its threshold
+    is the fitted one minus the offset (``english_threshold``; ``None`` for offset 0)."""
+    vals = np.array([v + (english_offset if r.lang == "en" else 0.0) if (v := value(r, p)) is not None
+                     else -np.inf for r in rows])
+    positive = np.array([not r.answerable for r in rows])
+    finite = np.unique(vals[np.isfinite(vals)])
+    cuts = (finite[1:] + finite[:-1]) / 2
+    if not len(cuts):
+        return p, 0.0
+    tp = np.searchsorted(np.sort(vals[positive]), cuts)     # unanswerable below the cut: not covered
+    fp = np.searchsorted(np.sort(vals[~positive]), cuts)    # answerable below the cut
+    precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1), 1.0)
+    recall = tp / max(int(positive.sum()), 1)
+    scores = np.round(np.minimum(precision, recall), 12)
+    best = float(scores.max())
     runs: list[list[int]] = []
-    for n, sc in enumerate(scores):
-        if sc == best and runs and runs[-1][-1] == n - 1:
-            runs[-1].append(n)
-        elif sc == best:
-            runs.append([n])
+    for n in np.flatnonzero(scores == best):
+        if runs and runs[-1][-1] == n - 1:
+            runs[-1].append(int(n))
+        else:
+            runs.append([int(n)])
     run = max(runs, key=len)
-    return replace(p, threshold=round((cuts[run[0]] + cuts[run[-1]]) / 2, 3)), best
+    t = round(float(cuts[run[0]] + cuts[run[-1]]) / 2, 3)
+    return replace(p, threshold=t, english_threshold=round(t - english_offset, 3) if english_offset else None), best
 
 
 def r_at_3(rows: list[Row], p: CoverageParams | None = None) -> float:
     """R@3 of the answerable rows; with ``p``, a row judged not covered counts as a miss."""
     ans = [r for r in rows if r.answerable]
-    ok = 0
-    for r in ans:
-        covered = p is None or (value(r, p) or -9.0) >= p.threshold
-        ok += r.rank is not None and r.rank <= 3 and covered
+    ok = sum(r.rank is not None and r.rank <= 3 and (p is None or judged_covered(r, p)) for r in ans)
     return ok / len(ans) if ans else float("nan")
 
 
 def report(name: str, rows: list[Row], p: CoverageParams) -> str:
-    """One line: precision, recall, false positives / negatives, R@3 of sources and covered."""
+    """One line: precision, recall, the counts, R@3 of sources and of covered answers."""
     c = confusion(rows, p)
-    return (f"{name}: P {c['precision']:.3f} R {c['recall']:.3f} (answerable judged not covered {c['fp']}, "
-            f"unanswerable judged covered {c['fn']}); R@3 {r_at_3(rows):.3f}, covered R@3 {r_at_3(rows, p):.3f}")
+    return (f"{name}: P {c['precision']:.3f} R {c['recall']:.3f} (unanswerable judged not covered {c['tp']}, "
+            f"answerable judged not covered {c['fp']}, unanswerable judged covered {c['fn']}); "
+            f"R@3 {r_at_3(rows):.3f}, covered R@3 {r_at_3(rows, p):.3f}")
+
+
+def describe(p: CoverageParams) -> str:
+    """The weights and thresholds of ``p`` on one line."""
+    en = f" english threshold {p.english_threshold:.3f}" if p.english_threshold is not None else ""
+    return (f"question {p.question_weight} terms {p.terms_weight} unknown {p.unknown_weight} "
+            f"margin {p.margin_weight} sources {p.sources} threshold {p.threshold:.3f}{en}")
+
+
+def floats(text: str) -> list[float]:
+    """``"0,0.5,1"`` → ``[0.0, 0.5, 1.0]``."""
+    return [float(x) for x in text.split(",")]
 
 
 def main() -> None:
-    """Fit on the calibration set, report on it and on the held-out set."""
+    """Fit on the calibration set, report on it, on the held-out set and on both."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=None, help="gateway URL (default $LEGCO_URL or http://localhost:8080)")
-    ap.add_argument("--question-weights", default="0,0.25,0.5")
-    ap.add_argument("--unknown-weights", default="0,0.1,0.2,0.3")
-    ap.add_argument("--margin-weights", default="0,0.5,1")
+    ap.add_argument("--question-weights", default="0,0.25,0.5,0.75,1,1.25,1.5")
+    ap.add_argument("--terms-weights", default="0,0.3,0.5,0.7,1")
+    ap.add_argument("--unknown-weights", default="0,0.1,0.2,0.3,0.4")
+    ap.add_argument("--margin-weights", default="0")
+    ap.add_argument("--sources", default="1,2,3", help="how many of the first sources may carry the answer")
+    ap.add_argument("--english-offsets", default="0,0.05,0.1",
+                    help="how much lower the threshold of English questions may be")
     ap.add_argument("--department", default=None,
                     help="department whose documents are searched (default: the API key's; an admin key: every one)")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
@@ -215,24 +259,38 @@ def main() -> None:
     print(f"calibration: {sum(r.answerable for r in cal)} answerable ({len(passages)} of them passages), "
           f"{sum(not r.answerable for r in cal)} unanswerable; held-out: {sum(r.answerable for r in held)} "
           f"answerable (fixture truth), {sum(not r.answerable for r in held)} unanswerable")
-    grid = [CoverageParams(0.0, float(q), float(u), float(m)) for q in a.question_weights.split(",")
-            for u in a.unknown_weights.split(",") for m in a.margin_weights.split(",")]
-    fits = sorted((fit_threshold(cal, p) for p in grid),
-                  key=lambda f: (-f[1], f[0].question_weight + f[0].unknown_weight + f[0].margin_weight))
-    print("best weight combinations (fitted on calibration):")
-    for p, _ in fits[:5]:
-        print(f"  question {p.question_weight} unknown {p.unknown_weight} margin {p.margin_weight} "
-              f"threshold {p.threshold:.3f} | {report('calibration', cal, p)} | {report('held-out', held, p)}")
-    simple = next(f[0] for f in fits if f[0].question_weight == f[0].unknown_weight == f[0].margin_weight == 0)
-    print(f"  score only: threshold {simple.threshold:.3f} | {report('calibration', cal, simple)} | "
-          f"{report('held-out', held, simple)}")
+    grid = [(CoverageParams(0.0, question_weight=q, unknown_weight=u, margin_weight=m, terms_weight=t, sources=int(k)),
+             e) for q, t, u, m, k, e in itertools.product(floats(a.question_weights), floats(a.terms_weights),
+                                                           floats(a.unknown_weights), floats(a.margin_weights),
+                                                           floats(a.sources), floats(a.english_offsets))]
+    fits = sorted(((*fit_threshold(cal, p, e), e) for p, e in grid),
+                  key=lambda f: (-f[1], f[0].question_weight + f[0].terms_weight + f[0].unknown_weight
+                                 + f[0].margin_weight + f[2], f[0].sources))
+    both = cal + held
+    print("best combinations (fitted on calibration):")
+    for p, _, _ in fits[:5]:
+        print(f"  {describe(p)} | {report('calibration', cal, p)} | {report('held-out', held, p)}")
+    for label, keep in (("score only", lambda p: p.question_weight == p.terms_weight == p.unknown_weight
+                         == p.margin_weight == 0 and p.sources == 1 and p.english_threshold is None),
+                        ("without term share", lambda p: p.terms_weight == 0 and p.sources == 1
+                         and p.english_threshold is None)):
+        other = next((f[0] for f in fits if keep(f[0])), None)
+        if other is not None:
+            print(f"  {label}: {describe(other)} | {report('calibration', cal, other)} | "
+                  f"{report('held-out', held, other)}")
     p = fits[0][0]
-    print(f"chosen: QUERY_COVERED_THRESHOLD={p.threshold} QUERY_COVERED_QUESTION_WEIGHT={p.question_weight} "
-          f"QUERY_COVERED_UNKNOWN_WEIGHT={p.unknown_weight} QUERY_COVERED_MARGIN_WEIGHT={p.margin_weight}")
-    print(report("calibration", cal, p))
-    print(report("held-out", held, p))
+    en = p.english_threshold if p.english_threshold is not None else ""
+    print(f"chosen: QUERY_COVERED_THRESHOLD={p.threshold} QUERY_COVERED_ENGLISH_THRESHOLD={en} "
+          f"QUERY_COVERED_QUESTION_WEIGHT={p.question_weight} QUERY_COVERED_TERMS_WEIGHT={p.terms_weight} "
+          f"QUERY_COVERED_UNKNOWN_WEIGHT={p.unknown_weight} QUERY_COVERED_MARGIN_WEIGHT={p.margin_weight} "
+          f"QUERY_COVERED_SOURCES={p.sources}")
+    now = CoverageParams.from_settings()
+    for name, q in (("chosen", p), ("settings now", now)):
+        print(f"{name}: {describe(q)}")
+        for set_name, rows in (("calibration", cal), ("held-out", held), ("combined", both)):
+            print("  " + report(set_name, rows, q))
     if a.json:
-        print(json.dumps([r.__dict__ | {"set": name} for name, rows in (("calibration", cal), ("heldout", held))
+        print(json.dumps([asdict(r) | {"set": name} for name, rows in (("calibration", cal), ("heldout", held))
                           for r in rows], ensure_ascii=False, indent=1))
 
 

@@ -503,14 +503,19 @@ class RelatedQuestion(ApiResponse):
 
 class Coverage(ApiResponse):
     """Why the response is (not) covered: ``best`` the first source's score, ``second`` the next
-    passage's (``None`` with one source), ``question_line`` the first source's question-line
-    similarity (``None``: not a Q&A pair), ``unknown`` the share of the question's terms that no
-    paper contains, ``value`` the decision value compared with ``threshold`` (cosine units; see
+    passage's (``None`` with one source), ``source`` the source (1-based) whose signals gave the
+    value — the best supported of the first few (``QUERY_COVERED_SOURCES``) — with its
+    ``question_line`` similarity (``None``: not a Q&A pair) and ``terms`` share (the
+    rarity-weighted share of the question's terms it contains), ``unknown`` the share of the
+    question's terms that no paper contains, ``value`` the decision value compared with
+    ``threshold`` (the one of the question's language; cosine units; see
     ``services/query/coverage.py`` and ``services/query/README.md``, "Not covered")."""
 
     best: float | None = None
     second: float | None = None
+    source: int | None = None
     question_line: float | None = None
+    terms: float | None = None
     unknown: float = 0.0
     value: float | None = None
     threshold: float

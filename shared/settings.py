@@ -212,15 +212,20 @@ class Settings(BaseSettings):
     query_keyword_weight: float = 0.2
     query_keyword_candidates: int = 20
     query_duplicate_threshold: float = 0.8
-    # "Not covered" (services/query/coverage.py): a response is covered when best score
-    # + question_weight * question-line similarity - unknown_weight * share of unknown terms
-    # + margin_weight * (best - second) >= threshold (cosine units); fitted by
-    # bench/abstention.py on bench/calibration/ (answerable and unanswerable questions); the
-    # defaults are that fit's (services/query/README.md, "Not covered").
+    # "Not covered" (services/query/coverage.py): a response is covered when
+    # max over the first `sources` sources of (score + question_weight * question-line similarity
+    # + terms_weight * term share) - unknown_weight * share of unknown terms
+    # + margin_weight * (best - second) >= threshold (english_threshold for an English question;
+    # unset: threshold); cosine units. Fitted by bench/abstention.py on bench/calibration/
+    # (answerable and unanswerable questions); the defaults are that fit's
+    # (services/query/README.md, "Not covered").
     query_covered_threshold: float = 0.369
+    query_covered_english_threshold: float | None = None
     query_covered_question_weight: float = 0.25
+    query_covered_terms_weight: float = 0.0
     query_covered_unknown_weight: float = 0.3
     query_covered_margin_weight: float = 0.0
+    query_covered_sources: int = Field(1, ge=1)
 
     # --- the gateway's housekeeping ------------------------------------------------------
     # Reconciler (services/gateway/reconcile.py): a pass at start and every interval; objects of

@@ -618,9 +618,12 @@ export interface components {
         /**
          * Coverage
          * @description Why the response is (not) covered: ``best`` the first source's score, ``second`` the next
-         *     passage's (``None`` with one source), ``question_line`` the first source's question-line
-         *     similarity (``None``: not a Q&A pair), ``unknown`` the share of the question's terms that no
-         *     paper contains, ``value`` the decision value compared with ``threshold`` (cosine units; see
+         *     passage's (``None`` with one source), ``source`` the source (1-based) whose signals gave the
+         *     value — the best supported of the first few (``QUERY_COVERED_SOURCES``) — with its
+         *     ``question_line`` similarity (``None``: not a Q&A pair) and ``terms`` share (the
+         *     rarity-weighted share of the question's terms it contains), ``unknown`` the share of the
+         *     question's terms that no paper contains, ``value`` the decision value compared with
+         *     ``threshold`` (the one of the question's language; cosine units; see
          *     ``services/query/coverage.py`` and ``services/query/README.md``, "Not covered").
          */
         Coverage: {
@@ -628,8 +631,12 @@ export interface components {
             best: number | null;
             /** Second */
             second: number | null;
+            /** Source */
+            source: number | null;
             /** Question Line */
             question_line: number | null;
+            /** Terms */
+            terms: number | null;
             /**
              * Unknown
              * @default 0

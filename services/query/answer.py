@@ -10,12 +10,16 @@ import logging
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
-from services.query.coverage import CoverageParams, assess, is_covered
+from services.query.coverage import CoverageParams, SourceEvidence, assess, is_covered
 from services.query.direct import direct_answer, related_questions
-from services.query.retrieve import Hit
+from services.query.keyword_tokens import document_tokens
+from services.query.retrieve import Hit, chunk_search_form
+from services.query.term_evidence import QueryTerm, term_share
 from shared.api import AnswerMode, DirectAnswer, QueryResponse, RelatedQuestion, Source
+from shared.lang import detect_language
 from shared.retry import call_with_retry
 from shared.settings import Settings
+from shared.textnorm import normalize_for_search
 
 log = logging.getLogger("legco.query.answer")
 
@@ -80,10 +84,21 @@ async def llm_answer(settings: Settings, question: str, sources: list[Source], t
     return (resp.choices[0].message.content or "").strip()
 
 
+def evidence_of(hits: list[Hit], terms: list[QueryTerm], params: CoverageParams) -> list[SourceEvidence]:
+    """The coverage signals of ``hits`` (best first): score, question line and — for the first
+    ``params.sources``, the ones the decision reads — the term share of ``terms`` in the
+    passage's search text (0 for the others)."""
+    return [SourceEvidence(h.source.score, h.question,
+                           term_share(terms, set(document_tokens(chunk_search_form(h.text))))
+                           if n < params.sources and terms else 0.0)
+            for n, h in enumerate(hits)]
+
+
 async def compose_answer(settings: Settings, question: str, hits: list[Hit], unknown: float = 0.0,
-                         params: CoverageParams | None = None) -> QueryResponse:
+                         params: CoverageParams | None = None, terms: list[QueryTerm] | None = None) -> QueryResponse:
     """The response for the retrieved ``hits`` (best first); ``unknown``: the share of the
-    question's terms no paper contains (``KeywordIndex.unknown_share``).
+    question's terms no paper contains (``KeywordIndex.unknown_share``); ``terms``: its content
+    terms with their weights (``KeywordIndex.query_terms``; ``None``: no term evidence).
 
     Coverage first (``coverage.assess``). Not covered: the answer says so
     plainly, ``closest`` holds the first three sources, and no LLM is asked (it would have
@@ -94,7 +109,8 @@ async def compose_answer(settings: Settings, question: str, hits: list[Hit], unk
     """
     params = params or CoverageParams.from_settings(settings)
     sources, texts = [h.source for h in hits], [h.text for h in hits]
-    coverage = assess([s.score for s in sources], hits[0].question if hits else None, unknown, params)
+    coverage = assess(evidence_of(hits, terms or [], params), unknown, params,
+                      detect_language(normalize_for_search(question)))
     mode: AnswerMode = "extractive"
     if not sources:
         return QueryResponse(answer="No indexed passage matches the question.", answer_mode=mode,

@@ -37,6 +37,7 @@ from services.query.keyword_tokens import (
     stem,
 )
 from services.query.lexicon import Lexicon, TermSet
+from services.query.term_evidence import Form, QueryTerm, term_forms, weigh_terms
 from shared.lang import detect_language
 from shared.scope import Scope, meta_in_scope
 from shared.textnorm import normalize_for_search
@@ -175,6 +176,23 @@ class KeywordIndex:
         terms, unknown = unknown_terms(self.lexicon, query, vocab)
         return len(unknown) / len(terms) if terms else 0.0
 
+    def query_terms(self, query: str, departments: Scope = None) -> list[QueryTerm]:
+        """The content terms of ``query`` (keyword form) with their forms and weights — inverse
+        document frequency among the chunks of the caller's scope (``departments``; ``None``:
+        every department) — for the coverage decision's term share (``term_evidence``). As for
+        :meth:`unknown_share`, another department's papers neither translate nor weigh a term."""
+        snap = self._snap
+        mask = _mask(snap.metas, None, None, None, departments)
+        vocab: Container[str] = snap.vocab if departments is None else ScopedVocab(snap, mask)
+
+        def document_frequency(forms: tuple[Form, ...]) -> int:
+            present = np.zeros(len(snap.ids), dtype=bool)
+            for form in forms:
+                present |= chunks_containing(snap, form)
+            return int((present & mask).sum())
+
+        return weigh_terms(term_forms(self.lexicon, query, vocab), document_frequency, int(mask.sum()))
+
     def search(self, query: str, document_ids: list[str] | None = None, strategy: str | None = None,
                topic_section: str | None = None, departments: Scope = None) -> KeywordHits:
         """Keyword scores for ``query`` (search form) on the current snapshot; see
@@ -197,6 +215,24 @@ class ScopedVocab:
             return False
         docs = self._csc["indices"][self._csc["indptr"][tid]:self._csc["indptr"][tid + 1]]
         return bool(self._mask[docs].any())
+
+
+def chunks_containing(snap: Snapshot, tokens: Form) -> np.ndarray:
+    """Boolean array over the snapshot's chunks: which contain every one of ``tokens`` (all
+    ``False`` for a token the index does not know, or no tokens)."""
+    out = np.zeros(len(snap.ids), dtype=bool)
+    if snap.bm25 is None or not tokens:
+        return out
+    csc = snap.bm25.scores
+    out[:] = True
+    for t in tokens:
+        tid = snap.vocab.get(t)
+        if tid is None:
+            return np.zeros(len(snap.ids), dtype=bool)
+        has = np.zeros(len(snap.ids), dtype=bool)
+        has[csc["indices"][csc["indptr"][tid]:csc["indptr"][tid + 1]]] = True
+        out &= has
+    return out
 
 
 def fit_snapshot(chunks: list[IndexedChunk]) -> Snapshot:

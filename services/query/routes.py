@@ -50,9 +50,10 @@ async def query(state: StateDep, body: ScopedQueryRequest) -> QueryResponse:
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None
-    unknown = (state.keywords.unknown_share(query_search_form(body.question), body.departments)
-               if state.keywords_ready else 0.0)
-    response = await compose_answer(s, body.question, hits, unknown)
+    kw_query = query_search_form(body.question)
+    unknown = state.keywords.unknown_share(kw_query, body.departments) if state.keywords_ready else 0.0
+    terms = state.keywords.query_terms(kw_query, body.departments) if state.keywords_ready else None
+    response = await compose_answer(s, body.question, hits, unknown, terms=terms)
     QUERY_LATENCY.labels(response.answer_mode).observe(time.perf_counter() - start)
     QUERIES.labels(scope_label(body.departments), response.answer_mode).inc()
     return response

@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 
 from services.query.answer import NOT_COVERED, compose_answer
-from services.query.coverage import CoverageParams, assess, decision_value, is_covered
+from services.query.coverage import CoverageParams, SourceEvidence, assess, decision_value, is_covered
 from services.query.retrieve import Hit
 from shared.api import Source
 from shared.settings import Settings
@@ -13,25 +13,52 @@ PARAMS = CoverageParams(threshold=0.5, margin_weight=1.0)
 WEIGHTED = CoverageParams(threshold=0.5, question_weight=0.5, unknown_weight=0.4)
 
 
+def ev(*scores: float, question: float | None = None, terms: float = 0.0) -> list[SourceEvidence]:
+    """Evidence of sources with these scores; the first has ``question`` and ``terms``."""
+    return [SourceEvidence(s, question if n == 0 else None, terms if n == 0 else 0.0) for n, s in enumerate(scores)]
+
+
 def test_decision_value_adds_the_weighted_margin():
-    assert decision_value([0.6, 0.5, 0.1], None, 0.0, PARAMS) == 0.6 + (0.6 - 0.5)
-    assert decision_value([0.6], None, 0.0, CoverageParams(0.5, margin_weight=2.0)) == 0.6  # one source: no margin
-    assert decision_value([], None, 0.0, PARAMS) is None
+    assert decision_value(ev(0.6, 0.5, 0.1), 0.0, PARAMS) == 0.6 + (0.6 - 0.5)
+    assert decision_value(ev(0.6), 0.0, CoverageParams(0.5, margin_weight=2.0)) == 0.6  # one source: no margin
+    assert decision_value([], 0.0, PARAMS) is None
 
 
-def test_question_line_raises_and_unknown_terms_lower_the_value():
-    assert decision_value([0.4], 0.3, 0.0, WEIGHTED) == 0.4 + 0.5 * 0.3
-    assert decision_value([0.4], None, 0.0, WEIGHTED) == 0.4                 # not a Q&A pair
-    assert decision_value([0.4], None, 0.25, WEIGHTED) == 0.4 - 0.4 * 0.25   # a quarter of the terms unknown
+def test_question_line_and_term_share_raise_and_unknown_terms_lower_the_value():
+    assert decision_value(ev(0.4, question=0.3), 0.0, WEIGHTED) == 0.4 + 0.5 * 0.3
+    assert decision_value(ev(0.4), 0.0, WEIGHTED) == 0.4                 # not a Q&A pair
+    assert decision_value(ev(0.4), 0.25, WEIGHTED) == 0.4 - 0.4 * 0.25   # a quarter of the terms unknown
+    terms = CoverageParams(0.5, terms_weight=0.5)
+    assert decision_value(ev(0.4, terms=0.6), 0.0, terms) == 0.4 + 0.5 * 0.6
+    assert decision_value(ev(0.4, terms=0.6), 0.0, WEIGHTED) == 0.4       # weight 0: the share is ignored
+
+
+def test_the_value_comes_from_the_best_supported_of_the_first_sources():
+    evidence = [SourceEvidence(0.50, None, 0.1), SourceEvidence(0.45, 0.4, 0.8), SourceEvidence(0.44, 0.5, 0.9)]
+    one = CoverageParams(0.5, question_weight=0.5, terms_weight=0.5)
+    two = CoverageParams(0.5, question_weight=0.5, terms_weight=0.5, sources=2)
+    assert decision_value(evidence, 0.0, one) == 0.50 + 0.5 * 0.1                 # only the first
+    assert decision_value(evidence, 0.0, two) == 0.45 + 0.5 * 0.4 + 0.5 * 0.8      # the second supports more
+    c = assess(evidence, 0.0, two)
+    assert (c.source, c.question_line, c.terms, c.best, c.second) == (2, 0.4, 0.8, 0.50, 0.45)
+    assert assess(evidence, 0.0, one).source == 1
+
+
+def test_english_questions_have_their_own_threshold():
+    p = CoverageParams(threshold=0.5, english_threshold=0.4)
+    assert not is_covered(assess(ev(0.45), 0.0, p, "zh"))
+    assert is_covered(assess(ev(0.45), 0.0, p, "en"))
+    assert assess(ev(0.45), 0.0, p, "en").threshold == 0.4
+    assert assess(ev(0.45), 0.0, CoverageParams(threshold=0.5), "en").threshold == 0.5  # unset: the one threshold
 
 
 def test_covered_when_the_value_reaches_the_threshold():
-    assert is_covered(assess([0.45, 0.30], None, 0.0, PARAMS))         # 0.45 + 0.15 = 0.60
-    assert not is_covered(assess([0.45, 0.44], None, 0.0, PARAMS))     # 0.45 + 0.01 = 0.46: several equally weak
-    assert not is_covered(assess([0.55], None, 0.25, WEIGHTED))        # 0.55 - 0.10: it names unknown subjects
-    assert is_covered(assess([0.45], 0.2, 0.0, WEIGHTED))              # 0.45 + 0.10: a close prepared question
-    assert not is_covered(assess([], None, 0.0, PARAMS))
-    c = assess([0.45, 0.30], 0.2, 0.5, PARAMS)
+    assert is_covered(assess(ev(0.45, 0.30), 0.0, PARAMS))         # 0.45 + 0.15 = 0.60
+    assert not is_covered(assess(ev(0.45, 0.44), 0.0, PARAMS))     # 0.45 + 0.01 = 0.46: several equally weak
+    assert not is_covered(assess(ev(0.55), 0.25, WEIGHTED))        # 0.55 - 0.10: it names unknown subjects
+    assert is_covered(assess(ev(0.45, question=0.2), 0.0, WEIGHTED))  # 0.45 + 0.10: a close prepared question
+    assert not is_covered(assess([], 0.0, PARAMS))
+    c = assess(ev(0.45, 0.30, question=0.2), 0.5, PARAMS)
     assert (c.best, c.second, c.question_line, c.unknown, c.threshold) == (0.45, 0.30, 0.2, 0.5, 0.5)
 
 
