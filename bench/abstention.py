@@ -18,7 +18,9 @@ the running stack's Chroma and embedder (the corpus indexed, as after ``bench/re
 * **held-out** report with the fitted values: the fixture truth queries
   (``../shared/corpus/fixtures/*.truth.json``, answerable) and
   ``bench/calibration/unanswerable_heldout.json``. They are never used to fit. Also printed:
-  both sets together ("combined").
+  both sets together ("combined"), and the calibration questions by batch (``"batch": 2``: the
+  questions added with the term-share signal; "batch 1 + held-out" is the set of the figures
+  measured before them).
 
 Precision of "not covered" = unanswerable questions judged not covered / all judged not covered;
 recall = unanswerable questions judged not covered / all unanswerable questions. Also printed:
@@ -87,6 +89,12 @@ class Row:
 def unanswerable(path: Path) -> list[str]:
     """The questions of an ``unanswerable*.json`` file."""
     return [q["query"] for q in json.loads(path.read_text(encoding="utf-8"))["queries"]]
+
+
+def batches(*paths: Path) -> dict[str, int]:
+    """Question → the batch it was written in (``"batch"``; 1 when absent) in these files."""
+    return {q["query"]: int(q.get("batch", 1)) for f in paths
+            for q in json.loads(f.read_text(encoding="utf-8"))["queries"]}
 
 
 def load_scoped(vectors: VectorStore, scope: Scope) -> tuple[LanguageMeans, KeywordIndex]:
@@ -267,6 +275,8 @@ def main() -> None:
                   key=lambda f: (-f[1], f[0].question_weight + f[0].terms_weight + f[0].unknown_weight
                                  + f[0].margin_weight + f[2], f[0].sources))
     both = cal + held
+    batch = batches(CALIBRATION / "unanswerable.json", CALIBRATION / "passages.answerable.json")
+    first = [r for r in cal if batch.get(r.query, 1) == 1]  # the set the earlier figures were measured on
     print("best combinations (fitted on calibration):")
     for p, _, _ in fits[:5]:
         print(f"  {describe(p)} | {report('calibration', cal, p)} | {report('held-out', held, p)}")
@@ -287,7 +297,9 @@ def main() -> None:
     now = CoverageParams.from_settings()
     for name, q in (("chosen", p), ("settings now", now)):
         print(f"{name}: {describe(q)}")
-        for set_name, rows in (("calibration", cal), ("held-out", held), ("combined", both)):
+        for set_name, rows in (("calibration", cal), ("held-out", held), ("combined", both),
+                               ("calibration batch 1", first), ("calibration batch 1 + held-out", first + held),
+                               ("calibration batch 2", [r for r in cal if r not in first])):
             print("  " + report(set_name, rows, q))
     if a.json:
         print(json.dumps([asdict(r) | {"set": name} for name, rows in (("calibration", cal), ("heldout", held))

@@ -219,13 +219,13 @@ class Settings(BaseSettings):
     # unset: threshold); cosine units. Fitted by bench/abstention.py on bench/calibration/
     # (answerable and unanswerable questions); the defaults are that fit's
     # (services/query/README.md, "Not covered").
-    query_covered_threshold: float = 0.369
-    query_covered_english_threshold: float | None = None
-    query_covered_question_weight: float = 0.25
-    query_covered_terms_weight: float = 0.0
-    query_covered_unknown_weight: float = 0.3
+    query_covered_threshold: float = 0.946
+    query_covered_english_threshold: float | None = 0.896
+    query_covered_question_weight: float = 1.25
+    query_covered_terms_weight: float = 1.0
+    query_covered_unknown_weight: float = 0.0
     query_covered_margin_weight: float = 0.0
-    query_covered_sources: int = Field(1, ge=1)
+    query_covered_sources: int = Field(3, ge=1)
 
     # --- the gateway's housekeeping ------------------------------------------------------
     # Reconciler (services/gateway/reconcile.py): a pass at start and every interval; objects of

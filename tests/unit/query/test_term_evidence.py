@@ -92,3 +92,36 @@ def test_the_response_is_covered_when_a_passage_holds_the_specific_terms(index: 
     assert not unanswered.covered and unanswered.coverage.terms is not None and unanswered.coverage.terms < 0.1
     without = asyncio.run(compose_answer(settings, "特惠津貼？", [hit("a_1", 0.45), hit("a_0", 0.44)], params=params))
     assert not without.covered and without.coverage.terms == 0.0   # no terms given: no term evidence
+
+
+def test_the_query_route_weighs_the_terms_in_the_callers_scope(index: KeywordIndex,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``POST /api/v1/query`` hands the keyword index's terms of the caller's scope to the
+    decision: for lands, 海豚 is a term no paper holds, so the 特惠津貼 passage holds 特惠 and 津貼
+    but not the heaviest term; for every department 海豚 is AFCD's."""
+    from types import SimpleNamespace
+
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from services.query import routes
+
+    async def fake_retrieve(*args: object, **kwargs: object) -> list[Hit]:
+        return [hit("a_0", 0.5)]
+
+    monkeypatch.setattr(routes, "retrieve", fake_retrieve)
+    app = FastAPI()
+    app.include_router(routes.router)
+    settings = Settings(llm_base_url="", llm_model="", query_covered_sources=1, query_covered_terms_weight=1.0)
+    app.state.query = SimpleNamespace(settings=settings, vectors=None, embedder=None, means=None, params=None,
+                                      cache=None, keywords=index, keywords_ready=True)
+    client = TestClient(app)
+
+    def terms(departments: list[str] | None) -> float:
+        resp = client.post("/api/v1/query", json={"question": "特惠 津貼 海豚", "top_k": 1, "departments": departments})
+        assert resp.status_code == 200
+        return float(resp.json()["coverage"]["terms"])
+
+    weight = {t.term: t.weight for t in index.query_terms("特惠 津貼 海豚", ["lands"])}
+    assert terms(["lands"]) == pytest.approx((weight["特惠"] + weight["津貼"]) / sum(weight.values()), abs=1e-4)
+    assert terms(None) == pytest.approx(2 / 3, abs=1e-4)   # every department: each term in one chunk, equal weights
