@@ -90,7 +90,7 @@ PAPER = Paper(
         q("Q5", "english", "Why is the contingency for these NM works items only 7.5%?"),
         q("Q6", "written", "北部都會區有多少工程項目超支，涉及多少款項？"),
         q("Q7", "english", "What share of NM project estimates goes to consultancy fees?"),
-        q("Q8", "simplified", "工程预算怎样反映建筑价格上涨？"),
+        q("Q8", "simplified", "北部都会区的工程预算怎样反映建筑价格上涨？"),
         q("Q9", "english", "What is the land acquisition budget for Northern Metropolis resumptions?"),
         q("Q9", "written", "北部都會區收地補償預留了多少款項？"),
         q("Q10", "cantonese", "北都起一公里新路要幾多錢？"),
