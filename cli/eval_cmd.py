@@ -1,12 +1,17 @@
-"""``legco eval DIR... [--json]``: retrieval quality of the running stack on evaluation folders.
+"""``legco eval DIR... [--distractors DIR]... [--split NAME] [--json]``: retrieval quality of the
+running stack on evaluation folders.
 
-1. Ingests every PDF/DOCX/TXT in the folders with the question strategy; a document already
-   indexed (or failed) with the same SHA-256 and strategy is reused, not uploaded again.
-2. Runs every query of the folders' ``*.truth.json`` / ``*.queries.json`` files through
+1. Ingests every PDF/DOCX/TXT in the folders (and in the ``--distractors`` folders, whose query
+   files are not run: their papers only compete in the same collection) with the question
+   strategy; a document already indexed (or failed) with the same SHA-256 and strategy is
+   reused, not uploaded again.
+2. Runs every query (with ``--split NAME``, only those labelled ``"split": NAME``, e.g. the
+   ``test`` half of ``bench/unseen/papers``) of the folders' ``*.truth.json`` / ``*.queries.json`` files through
    ``POST /api/v1/query`` (top 10) — plus, unless ``--no-simplified``, each query converted
    to Simplified Chinese with OpenCC ``t2s`` (English queries stay as they are).
 3. Prints Recall@1/3/5 and MRR@10 overall, by query language, by direction (query language →
-   document language), per query file, and the misses (rank > 1).
+   document language), per query file, by query style and split where the queries have them,
+   and the misses (rank > 1).
 
 A hit is a source whose ``question_id`` is the expected one and whose document is the expected
 paper (the file the query file names, or its DOCX/TXT rendition) — or one of the renditions
@@ -24,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from cli import api
-from cli.eval_corpus import EvalQuery, document_files, load_queries, sha256_file
+from cli.eval_corpus import EvalQuery, evaluation_files, load_queries, sha256_file
 from cli.eval_metrics import group_results, hit_rank
 from shared.lang import detect_language
 from shared.settings import ClientSettings
@@ -37,6 +42,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Register the ``eval`` subcommand."""
     p = sub.add_parser("eval", help="measure retrieval (Recall@k, MRR) on evaluation folders")
     p.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="folders with documents and query files")
+    p.add_argument("--distractors", action="append", type=Path, default=[], metavar="DIR",
+                   help="folder whose documents are ingested too but whose queries are not run (repeatable)")
+    p.add_argument("--split", default=None, metavar="NAME",
+                   help="run only the queries labelled with this split (e.g. calibration, test)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--no-simplified", action="store_true", help="skip the Simplified-Chinese query variants")
     p.add_argument("--timeout", type=float, default=None,
@@ -89,8 +98,8 @@ async def run_queries(client: Any, queries: list[EvalQuery], records: dict[str, 
                       simplified: bool, concurrency: int) -> list[dict[str, Any]]:
     """Query the stack for every query (and its Simplified variant) and rank the expected pair.
 
-    Returns one result dict per query run: ``query``, ``variant``, ``file``, ``kind``,
-    ``expected_qa_id``, ``query_lang``, ``doc_lang``, ``rank`` (1-based or ``None``) and ``top``
+    Returns one result dict per query run: ``query``, ``variant``, ``file``, ``kind``, ``style``,
+    ``split``, ``expected_qa_id``, ``query_lang``, ``doc_lang``, ``rank`` (1-based or ``None``) and ``top``
     (the first three sources as ``filename#question_id``).
     """
     doc_langs: dict[str, str] = {}
@@ -112,6 +121,7 @@ async def run_queries(client: Any, queries: list[EvalQuery], records: dict[str, 
         rank = hit_rank(sources, expected, q.expected_qa_id)
         main_doc = records.get(q.files[0], {}).get("document_id")
         return {"query": q.query, "asked": text, "variant": variant, "file": q.source, "kind": q.kind,
+                "style": q.style, "split": q.split,
                 "expected_qa_id": q.expected_qa_id, "query_lang": q.lang or detect_language(q.query),
                 "doc_lang": doc_langs.get(main_doc or "", q.doc_lang or "?"), "rank": rank,
                 "top": [f"{s.get('filename')}#{s.get('question_id') or '-'}:{s.get('matched_by')}"
@@ -138,22 +148,28 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 async def evaluate(url: str, dirs: list[Path], simplified: bool = True, timeout_s: float | None = None,
-                   concurrency: int = 4, settings: ClientSettings | None = None) -> dict[str, Any]:
+                   concurrency: int = 4, settings: ClientSettings | None = None,
+                   distractors: list[Path] | None = None, split: str | None = None) -> dict[str, Any]:
     """Ingest (or reuse) the folders' documents, run their queries and return the report:
     ``documents`` (filename → status, document_id), ``groups`` (see ``group_results``),
     ``results`` (every query) and ``misses`` (results with rank ≠ 1).
 
     ``timeout_s``: seconds to wait for ingestion, default ``settings.wait_timeout_s``;
-    ``settings``: the client settings, default ``ClientSettings()``.
+    ``settings``: the client settings, default ``ClientSettings()``; ``distractors``: folders
+    whose documents are ingested as well but whose queries are not run; ``split``: run only the
+    queries with that ``split`` label.
 
     Raises:
-        api.ApiError, TimeoutError, ValueError (bad query file).
+        api.ApiError, TimeoutError, ValueError (bad query file, two documents with one name, or
+        no query in ``split``).
     """
     settings = settings or ClientSettings()
-    queries = load_queries(dirs)
+    queries = load_queries(dirs, split)
+    if split is not None and not queries:
+        raise ValueError(f"no query is labelled split {split!r} in {', '.join(map(str, dirs))}")
+    files = evaluation_files(dirs, distractors or [])
     async with api.make_client(url, settings) as client:
-        records = await ensure_ingested(client, document_files(dirs),
-                                        settings.wait_timeout_s if timeout_s is None else timeout_s)
+        records = await ensure_ingested(client, files, settings.wait_timeout_s if timeout_s is None else timeout_s)
         results = await run_queries(client, queries, records, simplified, concurrency)
     return {"documents": {n: {"status": r["status"], "document_id": r["document_id"],
                               "chunk_count": r.get("chunk_count")} for n, r in records.items()},
@@ -163,13 +179,13 @@ async def evaluate(url: str, dirs: list[Path], simplified: bool = True, timeout_
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; exit code 1 on an API error or timeout."""
-    missing = [d for d in args.dirs if not d.is_dir()]
+    missing = [d for d in args.dirs + args.distractors if not d.is_dir()]
     if missing:
         print(f"error: not a folder: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
     try:
         report = asyncio.run(evaluate(args.url, args.dirs, not args.no_simplified, args.timeout,
-                                      args.concurrency, args.client))
+                                      args.concurrency, args.client, args.distractors, args.split))
     except (api.ApiError, TimeoutError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

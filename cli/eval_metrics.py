@@ -39,8 +39,9 @@ def group_results(results: list[dict[str, Any]]) -> dict[str, dict[str, float | 
     ``kind`` (``truth``/``queries``) and ``variant`` (``original``/``simplified``).
 
     Groups: ``overall`` (original queries), ``lang:<query lang>``, ``direction:<q>-><doc>``,
-    ``kind:<kind>``, ``file:<query file>``; the Simplified-Chinese variants only in
-    ``simplified:<kind>`` and ``simplified:overall`` (compare with ``kind:<kind>``/``overall``).
+    ``kind:<kind>``, ``file:<query file>``, and for results that carry them ``style:<style>``
+    and ``split:<split>``; the Simplified-Chinese variants only in ``simplified:<kind>`` and
+    ``simplified:overall`` (compare with ``kind:<kind>``/``overall``).
     """
     groups: dict[str, list[int | None]] = defaultdict(list)
     for r in results:
@@ -53,4 +54,7 @@ def group_results(results: list[dict[str, Any]]) -> dict[str, dict[str, float | 
         groups[f"direction:{r['query_lang']}->{r['doc_lang']}"].append(r["rank"])
         groups[f"kind:{r['kind']}"].append(r["rank"])
         groups[f"file:{r['file']}"].append(r["rank"])
+        for label in ("style", "split"):
+            if r.get(label):
+                groups[f"{label}:{r[label]}"].append(r["rank"])
     return {k: summarize(v) for k, v in sorted(groups.items())}
