@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Badge, Box, Button, Group, Paper, Stack, Text } from '@mantine/core';
 import type { AnswerBlock, DirectAnswer, RelatedQuestion } from '../types';
 import { Markdown } from './Markdown';
+import { directSpeakingText } from '../lib/speakingNote';
 import { PdfLink } from './PdfLink';
 
 /** Labels of the note blocks of a prepared answer (`[內部參考：…]`, `[如被追問：…]`). */
@@ -90,7 +91,7 @@ export function AnswerBlocks({ blocks, fallback }: { blocks: AnswerBlock[]; fall
   );
 }
 
-/** Copies the answer without its internal notes (the direct answer's `speaking_note`). */
+/** Copies the answer without its internal notes (`directSpeakingText`, as the exports build it). */
 export function CopySpeakingNote({ text }: { text: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
@@ -123,7 +124,7 @@ export function DirectAnswerCard({ direct, title }: { direct: DirectAnswer; titl
         <Text fw={600} size="sm" c="dimmed">
           {title ?? (direct.kind === 'qa' ? 'Prepared answer' : 'Best matching passage')}
         </Text>
-        <CopySpeakingNote text={direct.speaking_note} />
+        <CopySpeakingNote text={directSpeakingText(direct)} />
       </Group>
       <DirectHeading direct={direct} />
       <AnswerBlocks blocks={direct.blocks} fallback={direct.text} />
