@@ -39,7 +39,7 @@ function DirectHeading({ direct }: { direct: DirectAnswer }) {
               href={direct.pdf_url}
               size="xs"
               what={`${name}${direct.page_number != null ? `, page ${direct.page_number}` : ''}`}
-              label={`Open the page of this answer in ${name} (opens in a new tab)`}
+              label={`Open page PDF of this answer in ${name} (opens in a new tab)`}
             >
               Open page PDF
             </PdfLink>
@@ -62,7 +62,8 @@ function NoteBlock({ block }: { block: AnswerBlock }) {
         borderRadius: 4,
       }}
     >
-      <Badge color={internal ? 'red' : 'blue'} variant="light" mb={6}>
+      {/* Filled: a light badge on the note's tinted background falls short of 4.5:1. */}
+      <Badge color={internal ? 'red' : 'blue'} variant="filled" mb={6}>
         {internal ? BLOCK_LABELS.internal : BLOCK_LABELS.followup}
       </Badge>
       {block.question && (
