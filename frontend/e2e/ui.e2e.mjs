@@ -7,12 +7,24 @@
 // checks that a wrong key is refused on the sign-in screen, signs in with a member key, uploads
 // the corpus fixture E_基礎設施.pdf with "Chunk by question" on the RAG Database page, follows its
 // progress bar (SSE, sent with the key) to "Indexed", expands the document and checks its Q&A
-// chunks, then asks one of E's truth queries on the LTT page, checks the answer and a source from
-// E, and opens that source's one-page PDF (a new tab, fetched with the key). Then signs out, signs
+// chunks, opens (and cancels) the delete confirmation, searches the list by filename and by
+// content and filters it by status and strategy (each kept in the URL: a reload shows the same
+// list). On the LTT page it asks E's first truth query and checks: the prepared answer of the
+// expected pair verbatim (the truth file's first sentence) under its question id; the pair's
+// internal note ([內部參考]) labelled and set apart; a source from E, whose "View" opens the page
+// in the pdf.js viewer with a highlight layer over the cited words; the Markdown and DOCX speaking
+// notes (downloaded) holding the answer and its source and not the internal note; the one-page
+// PDF (a new tab, fetched with the key). Then an unanswerable question ("Not covered") and the
+// history (newest first; an earlier answer shown again without a request). Then signs out, signs
 // in with a reader key of the same department and checks that there is no upload and no delete
 // control; with an admin key, checks the department filter and creates and revokes a key on the
-// Keys page. Saves screenshots at 1280 px and 900 px to <output-dir>. Exits non-zero with a
-// message on the first failed check.
+// Keys page. axe-core runs on every page and dialog (sign-in, LTT before and after a question,
+// the not-covered answer, RAG Database, Keys; delete confirmation, source viewer, new key, revoke
+// confirmation) and the run fails on any critical or serious violation, listing them. At 390 px
+// (sign-in, RAG Database, the answer, Keys) no page scrolls sideways, no element reaches past the
+// right edge unless a scroll box of its own holds it, and the answer is reflowed prose (white-space
+// normal, no line break inside a sentence). Saves screenshots at 1280, 900 and 390 px and the two
+// speaking notes to <output-dir>. Exits non-zero with a message on the first failed check.
 //
 // Env: LEGCO_E2E_MEMBER_KEY and LEGCO_E2E_READER_KEY (required; keys of one department),
 // LEGCO_E2E_ADMIN_KEY (optional: the admin part is skipped without it), CHROMIUM (default
