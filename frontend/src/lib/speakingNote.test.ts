@@ -116,13 +116,13 @@ describe('speakingNoteMarkdown', () => {
         `**Question:** ${QUESTION}`,
         '## Answer',
         '**Q7** 受影響的業務經營者可獲多少特惠津貼？',
-        '_(B) 業務經營者 · page 7 · 補償及安置安排.pdf_',
+        '*(B) 業務經營者 · page 7 · 補償及安置安排.pdf*',
         '合資格的業務經營者可領取**特惠津貼**。\n\n| 類別 | 津貼率 |\n| --- | --- |\n| 露天 | 500 |',
         '**If pressed: 為何露天作業的津貼率較低？**',
         '構築物內的作業遷移成本較高。',
         '## Sources',
         '1. 補償及安置安排.pdf, pages 7–8 — Q7 受影響的業務經營者可獲多少特惠津貼？\n2. budget.pdf, page 3',
-        '_Internal notes are left out of this note._',
+        '*Internal notes are left out of this note.*',
       ].join('\n\n') + '\n',
     );
   });

@@ -16,6 +16,9 @@ export function sourceLine(s: NoteSource): string {
   return qa ? `${where} — ${qa}` : where;
 }
 
+/** Emphasis with asterisks (file names hold underscores, `E_基礎設施.pdf`); an asterisk inside escaped. */
+const italic = (text: string) => `*${text.replace(/\*/g, '\\*')}*`;
+
 /** A line of plain text on one line (a heading or list item cannot hold a line break). */
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
@@ -33,7 +36,7 @@ export function speakingNoteMarkdown(note: SpeakingNote): string {
       .join(' ');
     if (heading) out.push(heading);
     const where = answerWhere(answer);
-    if (where) out.push(`_${where}_`);
+    if (where) out.push(italic(where));
     for (const part of answer.parts) {
       if (part.kind === 'text') out.push(part.text.trim());
       else {
@@ -45,6 +48,6 @@ export function speakingNoteMarkdown(note: SpeakingNote): string {
   if (note.sources.length > 0) {
     out.push(`## ${NOTE_LABELS.sources}`, note.sources.map((s, i) => `${i + 1}. ${oneLine(sourceLine(s))}`).join('\n'));
   }
-  if (note.internalLeftOut > 0) out.push(`_${NOTE_LABELS.internalLeftOut}_`);
+  if (note.internalLeftOut > 0) out.push(italic(NOTE_LABELS.internalLeftOut));
   return `${out.join('\n\n')}\n`;
 }
