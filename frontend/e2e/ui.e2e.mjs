@@ -7,12 +7,24 @@
 // checks that a wrong key is refused on the sign-in screen, signs in with a member key, uploads
 // the corpus fixture E_基礎設施.pdf with "Chunk by question" on the RAG Database page, follows its
 // progress bar (SSE, sent with the key) to "Indexed", expands the document and checks its Q&A
-// chunks, then asks one of E's truth queries on the LTT page, checks the answer and a source from
-// E, and opens that source's one-page PDF (a new tab, fetched with the key). Then signs out, signs
+// chunks, opens (and cancels) the delete confirmation, searches the list by filename and by
+// content and filters it by status and strategy (each kept in the URL: a reload shows the same
+// list). On the LTT page it asks E's first truth query and checks: the prepared answer of the
+// expected pair verbatim (the truth file's first sentence) under its question id; the pair's
+// internal note ([內部參考]) labelled and set apart; a source from E, whose "View" opens the page
+// in the pdf.js viewer with a highlight layer over the cited words; the Markdown and DOCX speaking
+// notes (downloaded) holding the answer and its source and not the internal note; the one-page
+// PDF (a new tab, fetched with the key). Then an unanswerable question ("Not covered") and the
+// history (newest first; an earlier answer shown again without a request). Then signs out, signs
 // in with a reader key of the same department and checks that there is no upload and no delete
 // control; with an admin key, checks the department filter and creates and revokes a key on the
-// Keys page. Saves screenshots at 1280 px and 900 px to <output-dir>. Exits non-zero with a
-// message on the first failed check.
+// Keys page. axe-core runs on every page and dialog (sign-in, LTT before and after a question,
+// the not-covered answer, RAG Database, Keys; delete confirmation, source viewer, new key, revoke
+// confirmation) and the run fails on any critical or serious violation, listing them. At 390 px
+// (sign-in, RAG Database, the answer, Keys) no page scrolls sideways, no element reaches past the
+// right edge unless a scroll box of its own holds it, and the answer is reflowed prose (white-space
+// normal, no line break inside a sentence). Saves screenshots at 1280, 900 and 390 px and the two
+// speaking notes to <output-dir>. Exits non-zero with a message on the first failed check.
 //
 // Env: LEGCO_E2E_MEMBER_KEY and LEGCO_E2E_READER_KEY (required; keys of one department),
 // LEGCO_E2E_ADMIN_KEY (optional: the admin part is skipped without it), CHROMIUM (default
@@ -23,6 +35,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { strFromU8, unzipSync } from 'fflate';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -51,6 +64,11 @@ const NARROW = { width: 900, height: 900 };
 // with its first sources.
 const SHOT_WIDE = { width: 1280, height: 1400 };
 const SHOT_NARROW = { width: 900, height: 1400 };
+// A phone: no page may scroll sideways at this width.
+const PHONE = { width: 390, height: 844 };
+// A question no paper answers (bench/calibration/unanswerable.json): the app must say "Not covered".
+const UNANSWERABLE = "What is the budget for this year's National Day fireworks display?";
+const axeSource = readFileSync(path.join(repo, 'frontend', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const t0 = Date.now();
 const log = (msg) => console.log(`[ui-e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
@@ -113,7 +131,13 @@ async function main() {
   try {
     await run(page);
     check(pageErrors.length === 0, `uncaught errors in the page:\n${pageErrors.join('\n')}`);
+    log(`axe-core: ${axeTotals.checks} pages and dialogs checked, ${axeFindings.length} critical/serious ` +
+      `violation types on ${axeTotals.violations} elements`);
+    check(axeFindings.length === 0, `axe-core found critical or serious violations:\n${axeFindings
+      .map((v) => `  [${v.where}] ${v.impact} ${v.id} ×${v.count}: ${v.help}\n${v.nodes.map((n) => `      ${n}`).join('\n')}`)
+      .join('\n')}`);
   } catch (err) {
+    for (const v of axeFindings) log(`axe [${v.where}] ${v.impact} ${v.id} ×${v.count}: ${v.help}; ${v.nodes.join(' | ')}`);
     await page
       .screenshot({ path: path.join(outDir, 'failure.png'), fullPage: true })
       .then(() => log(`failure screenshot ${path.join(outDir, 'failure.png')}`))
@@ -127,6 +151,165 @@ async function main() {
 
 /** "A1 — question · page 2" (or "Page 3") line of a source card's text. */
 const sourceRef = (text) => text.split('\n').map((l) => l.trim()).find((l) => /^([A-Z]\d+ — |Page \d)/.test(l)) ?? '?';
+
+/** Text without white space (PDF text and the app's reflowed text differ only in spaces and line breaks). */
+const squash = (text) => String(text ?? '').replace(/\s+/g, '');
+
+/** Critical and serious axe-core violations found so far (all pages and dialogs). */
+const axeFindings = [];
+const axeTotals = { checks: 0, violations: 0 };
+
+/** Run axe-core on the page as it is (a dialog open included) and keep its critical and serious violations. */
+async function axeCheck(page, where) {
+  // Let dialogs finish their opening transition: mid-fade colours are not the page's.
+  await page.waitForFunction(() => document.getAnimations()
+    .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity));
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      count: v.nodes.length,
+      nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 200)}`),
+    }));
+  });
+  const bad = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
+  axeTotals.checks++;
+  axeTotals.violations += bad.reduce((n, v) => n + v.count, 0);
+  const minor = violations.filter((v) => !bad.includes(v)).map((v) => `${v.id} (${v.impact})`);
+  log(`axe ${where}: ${bad.length ? bad.map((v) => `${v.impact} ${v.id} ×${v.count}`).join(', ') : '0 critical, 0 serious'}` +
+    (minor.length ? `; minor: ${minor.join(', ')}` : ''));
+  for (const v of bad) axeFindings.push({ where, ...v });
+}
+
+/** At a phone's width: nothing scrolls sideways, and no element (the fixed header's included) reaches
+ * past the viewport unless a scroll container of its own holds it (a wide table scrolls inside its
+ * box). `inside`: a part that must be there (the answer). Saves `<name>-390.png`. */
+async function checkPhone(page, name, inside = null) {
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(300);
+  const found = await page.evaluate((selector) => {
+    const root = document.scrollingElement;
+    const width = root.clientWidth;
+    const describe = (e) => `<${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? ` class="${e.className.slice(0, 60)}"` : ''}> ` +
+      `right ${Math.round(e.getBoundingClientRect().right)}px "${(e.textContent ?? '').trim().slice(0, 40)}"`;
+    // Held by a box of its own that clips or scrolls sideways, and that box is inside the viewport.
+    const held = (e) => {
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= width + 0.5) return true;
+      }
+      return false;
+    };
+    const wide = [];
+    for (const e of document.body.querySelectorAll('*')) {
+      const r = e.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && r.right > width + 0.5 && !held(e)) wide.push(describe(e));
+    }
+    return { scrollWidth: root.scrollWidth, clientWidth: width, wide: wide.slice(0, 5), part: !selector || !!document.querySelector(selector) };
+  }, inside);
+  check(found.scrollWidth <= found.clientWidth,
+    `${name} at ${PHONE.width}px scrolls sideways: scrollWidth ${found.scrollWidth} > ${found.clientWidth}`);
+  check(found.part, `${name}: nothing matches ${inside}`);
+  check(found.wide.length === 0, `${name} at ${PHONE.width}px: past the viewport's right edge: ${found.wide.join(' | ')}`);
+  const file = path.join(outDir, `${name}-390.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  log(`${name} at ${PHONE.width}px: scrollWidth ${found.scrollWidth} <= ${found.clientWidth}, nothing past the edge; ` +
+    `screenshot ${file}`);
+}
+
+/** Click `button` and save the download it starts to the output directory; returns its name and bytes. */
+async function download(page, button) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), button.click()]);
+  const file = path.join(outDir, dl.suggestedFilename());
+  await dl.saveAs(file);
+  return { name: dl.suggestedFilename(), file, bytes: readFileSync(file) };
+}
+
+/** The text of a .docx file's body: its <w:t> runs, one per line. */
+function docxText(bytes) {
+  const xml = strFromU8(unzipSync(new Uint8Array(bytes))['word/document.xml']);
+  const entities = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return [...xml.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)]
+    .map((m) => m[1].replace(/&(amp|lt|gt|quot|apos);/g, (_, e) => entities[e]))
+    .join('\n');
+}
+
+/** The answer's text is reflowed: its paragraphs wrap normally (white-space: normal) and no line
+ * break (<br>) cuts a sentence — one may only follow a sentence's end or a colon. */
+async function checkReflowed(page, selector) {
+  const found = await page.evaluate((sel) => {
+    const part = document.querySelector(sel);
+    if (!part) return null;
+    const blocks = [...part.querySelectorAll('.markdown-body p, .markdown-body li')];
+    const notNormal = blocks.filter((e) => getComputedStyle(e).whiteSpace !== 'normal').map((e) => getComputedStyle(e).whiteSpace);
+    const cuts = [...part.querySelectorAll('.markdown-body br')]
+      .map((br) => (br.previousSibling?.textContent ?? '').trim())
+      .filter((before) => !/[。！？；：.!?;:）)」』]$/.test(before))
+      .map((before) => before.slice(-20));
+    return { blocks: blocks.length, notNormal, cuts, brs: part.querySelectorAll('.markdown-body br').length };
+  }, selector);
+  check(found, `nothing matches ${selector}`);
+  check(found.blocks > 0, `the answer (${selector}) has no paragraphs`);
+  check(found.notNormal.length === 0, `answer paragraphs with white-space ${found.notNormal.join(', ')}`);
+  check(found.cuts.length === 0, `line breaks inside sentences of the answer, after: ${found.cuts.join(' | ')}`);
+  return found;
+}
+
+/**
+ * Search and filter the RAG Database page (the member's, with FILENAME indexed): filename and
+ * content search, the status and strategy filters, each sent to the gateway and kept in the URL,
+ * so a reload shows the same list; "Clear filters" empties the query string.
+ */
+async function searchAndFilter(page, row) {
+  const bar = page.getByRole('region', { name: 'Search and filter documents' });
+  const search = bar.getByRole('searchbox', { name: /^Search documents/ });
+  const none = page.getByText('No documents match this search and these filters.');
+  const listing = (want) => page.waitForResponse((r) => {
+    if (!r.url().includes('/api/v1/documents?')) return false;
+    const got = new URL(r.url()).searchParams;
+    return Object.entries(want).every(([k, v]) => (got.get(k) ?? '') === v);
+  });
+  /** Do `action`, wait for the list the gateway sends for `want`, and check whether FILENAME is listed. */
+  // `sent`: the list must come from the gateway (false when a list seen before may come from the cache).
+  const expect = async (what, action, want, shown, sent = true) => {
+    await Promise.all([sent ? listing(want) : null, action()]);
+    await (shown ? row : none).waitFor();
+    if (!shown) check((await row.count()) === 0, `${what}: ${FILENAME} still listed`);
+    const url = new URL(page.url()).searchParams;
+    for (const [k, v] of Object.entries(want)) {
+      check((url.get(k) ?? '') === v, `${what}: the page URL has ${k}=${url.get(k)}, expected ${v}`);
+    }
+    log(`Database ${what}: ${shown ? `${FILENAME} listed` : 'no document'}; URL ${page.url().replace(base, '')}`);
+  };
+  await expect('search by filename "基礎設施"', () => search.fill('基礎設施'), { q: '基礎設施' }, true);
+  await expect('search by content "蓄洪池"', () => search.fill('蓄洪池'), { q: '蓄洪池' }, true);
+  await expect('search "煙花匯演"', () => search.fill('煙花匯演'), { q: '煙花匯演' }, false);
+  await expect('search cleared', () => search.fill(''), { q: '' }, true, false);
+  // click, not check(): the boxes show the URL's filters, which change a moment after the click.
+  const failed = bar.getByRole('checkbox', { name: 'Failed' });
+  const indexed = bar.getByRole('checkbox', { name: 'Indexed' });
+  await expect('status Failed', () => failed.click(), { status: 'failed' }, false);
+  await expect('status Indexed', async () => {
+    await failed.click();
+    // The page re-rendered with the box cleared (a click before that would add to the old value).
+    await page.waitForFunction((box) => !box.checked, await failed.elementHandle());
+    await row.waitFor();
+    await indexed.click();
+  }, { status: 'indexed' }, true);
+  const strategy = bar.getByRole('combobox', { name: 'Chunking strategy' });
+  await expect('strategy By token', () => strategy.selectOption('token'), { status: 'indexed', strategy: 'token' }, false);
+  await expect('strategy By question', () => strategy.selectOption('question'),
+    { status: 'indexed', strategy: 'question' }, true);
+  // The URL holds the filters: a reload shows the same list with the same controls set.
+  await expect('reloaded', () => page.reload(), { status: 'indexed', strategy: 'question' }, true);
+  check((await strategy.inputValue()) === 'question', 'after a reload the strategy filter is not "By question"');
+  check(await bar.getByRole('checkbox', { name: 'Indexed' }).isChecked(), 'after a reload "Indexed" is not ticked');
+  await bar.getByRole('button', { name: 'Clear filters' }).click();
+  await page.waitForURL(`${base}/rag-database`);
+  await row.waitFor();
+}
 
 /** Sign in on the sign-in screen with `key`; returns the department and role the header shows. */
 async function signIn(page, key) {
@@ -145,8 +328,15 @@ async function signIn(page, key) {
 async function signOut(page) {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  const stored = await page.evaluate(() => sessionStorage.length + localStorage.length);
-  check(stored === 0, `${stored} item(s) left in browser storage after signing out`);
+  // The session (sessionStorage) is gone; what stays in localStorage (the per-key answer history)
+  // never holds a key.
+  const stored = await page.evaluate(() => ({
+    session: sessionStorage.length,
+    local: Object.keys(localStorage).map((k) => [k, localStorage.getItem(k) ?? '']),
+  }));
+  check(stored.session === 0, `${stored.session} item(s) left in sessionStorage after signing out`);
+  const withKey = stored.local.filter(([k, v]) => /lgk_[0-9a-f]{8}_/.test(k + v)).map(([k]) => k);
+  check(withKey.length === 0, `a key is left in localStorage after signing out: ${withKey.join(', ')}`);
 }
 
 async function openRagDatabase(page) {
@@ -167,6 +357,9 @@ async function run(page) {
   check(response?.ok(), `GET ${base}/ returned ${response?.status()}`);
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await screenshot(page, 'signin-1280.png', WIDE);
+  await axeCheck(page, 'sign-in');
+  await checkPhone(page, 'signin');
+  await page.setViewportSize(WIDE);
   await page.getByLabel(/^API key/).fill('lgk_00000000_notAKeyNotAKeyNotAKeyNotAKey');
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByText(/This key was not accepted/).waitFor();
@@ -178,6 +371,7 @@ async function run(page) {
   await page.getByRole('heading', { name: 'Ask the briefing papers' }).waitFor();
   log(`signed in as a member: "${member.text}"`);
   check((await page.context().cookies()).length === 0, 'the app set cookies');
+  await axeCheck(page, 'Ask (LTT), before a question');
   await openRagDatabase(page);
   // The progress below must come from the SSE stream, not from polling.
   await page.getByText('Live updates on').waitFor({ timeout: 20_000 });
@@ -281,6 +475,22 @@ async function run(page) {
   });
   await screenshot(page, 'rag-database-chunks-900.png', SHOT_NARROW);
   await page.setViewportSize(WIDE);
+  await axeCheck(page, 'RAG Database, chunks shown');
+
+  // --- The delete confirmation (cancelled): focus on Cancel, checked by axe.
+  await row.getByRole('button', { name: `Delete document ${FILENAME}` }).click();
+  const deleteDialog = page.getByRole('dialog', { name: 'Delete this document?' });
+  await deleteDialog.waitFor();
+  await deleteDialog.getByRole('button', { name: 'Cancel' }).waitFor();
+  check(await deleteDialog.getByRole('button', { name: 'Cancel' }).evaluate((b) => b === document.activeElement),
+    'the delete confirmation does not open with the focus on Cancel');
+  await axeCheck(page, 'delete confirmation dialog');
+  await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+  await deleteDialog.waitFor({ state: 'detached' });
+
+  await searchAndFilter(page, row);
+  await checkPhone(page, 'rag-database');
+  await page.setViewportSize(WIDE);
 
   // --- Ask one of E's truth queries on the LTT page.
   const query = truth.queries[0];
@@ -307,6 +517,67 @@ async function run(page) {
   check(sourceTexts.some((t) => t.includes(`${query.expected_qa_id} — `)),
     `expected ${query.expected_qa_id} among the sources of "${query.query}": ${sourceTexts.map(sourceRef).join(' | ')}`);
   log(`answer (${mode}) with ${await sources.count()} sources; ${FILENAME}: ${sourceTexts.map(sourceRef).join(' | ')}`);
+
+  // --- The prepared answer, verbatim, under its question id; its internal note styled and labelled.
+  const pair = truth.qa_pairs.find((p) => p.qa_id === query.expected_qa_id);
+  check(pair, `no qa_pair ${query.expected_qa_id} in the truth file`);
+  const card = page.locator('[data-direct-kind="qa"]');
+  await card.waitFor();
+  const heading = (await card.locator('[data-direct-question]').innerText()).trim();
+  check(heading.startsWith(`${pair.qa_id} `) && squash(heading).includes(squash(pair.question)),
+    `the direct answer's heading is "${heading}", expected "${pair.qa_id} ${pair.question}"`);
+  const publicText = squash((await card.locator('.markdown-body').allInnerTexts()).join(''));
+  check(publicText.includes(squash(pair.answer_first_sentence)),
+    `the prepared answer does not start with the paper's words "${pair.answer_first_sentence}"`);
+  const internal = card.locator('[data-block="internal"]');
+  check((await internal.count()) === pair.internal_refs,
+    `${await internal.count()} internal notes shown, the paper has ${pair.internal_refs}`);
+  await internal.first().getByText('Internal reference — do not read out').waitFor();
+  const internalText = squash(await internal.first().innerText());
+  check(internalText.includes(squash(pair.answer_last_sentence)),
+    `the internal note does not hold the paper's internal sentence "${pair.answer_last_sentence}"`);
+  const style = await internal.first().evaluate((e) => {
+    const own = getComputedStyle(e);
+    const body = getComputedStyle(e.closest('[data-direct-kind]'));
+    return { border: own.borderLeftWidth, color: own.borderLeftColor, background: own.backgroundColor, card: body.backgroundColor };
+  });
+  check(parseFloat(style.border) >= 3 && style.background !== style.card,
+    `the internal note is not set apart: border ${style.border} ${style.color}, background ${style.background} on ${style.card}`);
+  log(`prepared answer: "${heading.slice(0, 40)}…" verbatim; internal note labelled (border ${style.border} ${style.color}, ` +
+    `background ${style.background})`);
+  await axeCheck(page, 'answer shown');
+
+  // --- The viewer: the cited source opens on its page with the cited words highlighted.
+  const cited = fromE.filter({ hasText: `${query.expected_qa_id} — ` }).first();
+  await cited.getByRole('button', { name: /^View source \d+ in / }).click();
+  const viewer = page.getByRole('dialog', { name: FILENAME });
+  await viewer.waitFor();
+  await viewer.getByTestId('highlight').first().waitFor({ timeout: 30_000 });
+  const marks = await viewer.getByTestId('highlight').count();
+  const layerText = squash(await viewer.getByTestId('highlight-layer').textContent());
+  const cue = squash(pair.answer_first_sentence).slice(0, 16);
+  check(layerText.includes(cue) || layerText.includes(squash(pair.question).slice(0, 16)),
+    `the highlight layer does not cover the cited text ("${cue}…"): "${layerText.slice(0, 120)}"`);
+  const pageLabel = await viewer.locator('canvas[role="img"]').getAttribute('aria-label');
+  log(`viewer: ${pageLabel}, ${marks} highlighted lines, over "${layerText.slice(0, 30)}…"`);
+  await axeCheck(page, 'source viewer dialog');
+  await viewer.getByRole('button', { name: 'Close dialog' }).click();
+  await viewer.waitFor({ state: 'detached' });
+
+  // --- Export the speaking note: Markdown and DOCX, with the answer and its source, without the internal note.
+  const exportGroup = page.getByRole('group', { name: 'Export as speaking note' });
+  const md = await download(page, exportGroup.getByRole('button', { name: 'Download Markdown' }));
+  const docx = await download(page, exportGroup.getByRole('button', { name: 'Download DOCX' }));
+  const docxBody = docxText(docx.bytes);
+  for (const [what, text] of [[md.name, md.bytes.toString('utf8')], [docx.name, docxBody]]) {
+    const flat = squash(text);
+    check(flat.includes(squash(pair.answer_first_sentence)), `${what} lacks the answer's first sentence`);
+    check(flat.includes(squash(`${pair.qa_id}`)) && flat.includes(squash(FILENAME)), `${what} lacks the question id or the source`);
+    check(!flat.includes(squash(pair.answer_last_sentence)), `${what} holds the internal note: "${pair.answer_last_sentence}"`);
+    check(!/內部參考|內部補充|Internal reference —/.test(text), `${what} holds an internal-note label`);
+  }
+  log(`exported ${md.name} (${md.bytes.length} B) and ${docx.name} (${docx.bytes.length} B): answer and sources, ` +
+    'no internal note');
 
   // --- Open the first E source's one-page PDF: a new tab, fetched with the key (a plain link could
   // not send it), shown from a blob: URL.
@@ -349,6 +620,48 @@ async function run(page) {
     await screenshot(page, name, viewport);
   }
   await page.setViewportSize(WIDE);
+
+  // --- At a phone's width: the answer fits and reads as reflowed prose.
+  await page.evaluate(() => document.querySelector('[data-direct-kind]')?.scrollIntoView({ block: 'start' }));
+  await page.evaluate(() => window.scrollBy(0, -70));
+  await checkPhone(page, 'ltt', '[data-direct-kind]');
+  const reflow = await checkReflowed(page, '[data-direct-kind]');
+  log(`answer reflowed: ${reflow.blocks} paragraphs, white-space normal, ${reflow.brs} line breaks, none inside a sentence`);
+  await page.setViewportSize(WIDE);
+
+  // --- A question no paper answers: "Not covered", plainly.
+  await box.fill(UNANSWERABLE);
+  const [unanswered] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/v1/query') && r.request().method() === 'POST', { timeout: 60_000 }),
+    box.press('Enter'),
+  ]);
+  check(unanswered.status() === 200, `query returned HTTP ${unanswered.status()}`);
+  const notCovered = await unanswered.json();
+  await page.getByText(`Q: ${UNANSWERABLE}`).waitFor();
+  await page.locator('[data-covered="false"]').getByText('Not covered', { exact: true }).waitFor();
+  await page.getByText("None of your department's papers answers this.").first().waitFor();
+  check(notCovered.covered === false, `"${UNANSWERABLE}" came back covered`);
+  check((await page.getByRole('region', { name: /^Sources \(\d+\)$/ }).count()) === 0, 'a not-covered answer lists sources');
+  log(`"${UNANSWERABLE}": Not covered (coverage value ${notCovered.coverage?.value?.toFixed?.(3)} < threshold ` +
+    `${notCovered.coverage?.threshold})`);
+  await axeCheck(page, 'not-covered answer');
+
+  // --- History: both questions, newest first; the first one shown again without asking again.
+  const history = page.getByRole('region', { name: 'Recent questions (2)' });
+  await history.waitFor();
+  const entries = history.getByRole('listitem');
+  const entryTexts = await entries.allInnerTexts();
+  check(entryTexts[0].includes(UNANSWERABLE) && entryTexts[1].includes(query.query),
+    `history is not newest first: ${entryTexts.map((t) => t.split('\n')[0]).join(' | ')}`);
+  let asked = 0;
+  const countQueries = (r) => { if (r.url().endsWith('/api/v1/query')) asked++; };
+  page.on('request', countQueries);
+  await entries.nth(1).getByRole('button').click();
+  await page.getByText(`Q: ${query.query}`).waitFor();
+  await page.locator('[data-direct-kind="qa"] [data-direct-question]').waitFor();
+  page.off('request', countQueries);
+  check(asked === 0, `showing a history entry sent ${asked} query request(s)`);
+  log('history: 2 questions, newest first; the first answer shown again without a request');
 
   const leaked = apiRequests.filter((r) => [memberKey, readerKey, adminKey].some((k) => k && r.url.includes(k)));
   check(leaked.length === 0, `a key was sent in a URL: ${leaked.map((r) => r.url).join(', ')}`);
@@ -407,6 +720,9 @@ async function run(page) {
   for (const key of [memberKey, readerKey, adminKey]) {
     await table.getByText(prefixOf(key), { exact: true }).waitFor();
   }
+  await axeCheck(page, 'Keys');
+  await checkPhone(page, 'keys');
+  await page.setViewportSize(WIDE);
   check(!(await table.innerText()).includes('lgk_'), 'the key table shows a whole key');
   const form = page.getByRole('form', { name: 'Create a key' });
   await form.getByRole('combobox', { name: /^Department/ }).fill(memberDepartment);
@@ -416,6 +732,7 @@ async function run(page) {
   const dialog = page.getByRole('dialog', { name: 'New API key' });
   await dialog.waitFor();
   const created = await dialog.getByRole('textbox', { name: 'API key' }).inputValue();
+  await axeCheck(page, 'new key dialog');
   check(/^lgk_[0-9a-f]{8}_\S+$/.test(created), `the new key looks wrong: ${created.slice(0, 14)}…`);
   await dialog.getByText(/will not be shown again/).waitFor();
   await dialog.getByRole('button', { name: 'Done' }).click();
@@ -424,6 +741,8 @@ async function run(page) {
   await createdRow.waitFor();
   await createdRow.getByRole('button', { name: `Revoke key ${prefixOf(created)}` }).click();
   const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+  await confirm.waitFor();
+  await axeCheck(page, 'revoke confirmation dialog');
   await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
   await createdRow.getByText(/^Revoked/).waitFor();
   const revoked = await page.request.get(`${base}/api/v1/whoami`, { headers: { Authorization: `Bearer ${created}` } });

@@ -3,7 +3,7 @@ import { MantineProvider, Modal, createTheme, type CSSVariablesResolver, type Ma
 import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lightBackground, readableShade } from './lib/contrast';
+import { darken, lightBackground, readableShade } from './lib/contrast';
 import { SessionProvider } from './lib/session';
 
 export const theme = createTheme({
@@ -21,7 +21,9 @@ export const theme = createTheme({
 /**
  * Text on Mantine's "light" and "outline" surfaces (alert titles, badges), coloured text
  * (`c="red"`), links and dimmed text, darkened until it is at least 4.5:1 on its background
- * (`lib/contrast.ts`); Mantine's defaults (shade 6, gray 6 for dimmed) are 1.8–3.5:1.
+ * (`lib/contrast.ts`); Mantine's defaults (shade 6, gray 6 for dimmed) are 1.8–3.5:1. Filled
+ * surfaces (buttons such as a red "Delete", filled badges) take the lightest shade that white text
+ * reaches 4.5:1 on (the primary shade 7 is 3.8:1 for red), and a darker one on hover.
  */
 export function readableTextVariables(t: MantineTheme): Record<string, string> {
   const out: Record<string, string> = {};
@@ -30,6 +32,9 @@ export function readableTextVariables(t: MantineTheme): Record<string, string> {
     out[`--mantine-color-${name}-light-color`] = text;
     out[`--mantine-color-${name}-outline`] = text;
     out[`--mantine-color-${name}-text`] = text;
+    const fill = readableShade(palette, '#ffffff');
+    out[`--mantine-color-${name}-filled`] = fill;
+    out[`--mantine-color-${name}-filled-hover`] = darken(fill, 0.1);
   }
   out['--mantine-color-dimmed'] = t.colors.gray[7];
   out['--mantine-color-anchor'] = out[`--mantine-color-${t.primaryColor}-text`];

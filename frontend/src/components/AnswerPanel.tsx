@@ -1,6 +1,7 @@
 import { Accordion, Alert, Badge, Group, Paper, Stack, Title } from '@mantine/core';
 import type { QueryResponse } from '../types';
 import { DirectAnswerCard, RelatedQuestions } from './DirectAnswerCard';
+import { ExportSpeakingNote } from './ExportSpeakingNote';
 import { Markdown } from './Markdown';
 import { SourceList } from './SourceList';
 
@@ -58,6 +59,7 @@ export function AnswerPanel({ response, question }: { response: QueryResponse; q
             Q: {question}
           </Title>
         )}
+        {question && <ExportSpeakingNote question={question} response={response} />}
         {response.notice && (
           <Alert color="yellow" variant="light" mb="sm" title="Note">
             {response.notice}

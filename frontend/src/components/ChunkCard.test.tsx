@@ -14,7 +14,7 @@ describe('ChunkCard', () => {
     expect(within(card).getByText('Page 3')).toBeInTheDocument();
     expect(within(card).getByText('Budget allocation for the fourth quarter.')).toBeInTheDocument();
 
-    const link = within(card).getByRole('link', { name: /open pdf of page 3 of report\.pdf/i });
+    const link = within(card).getByRole('link', { name: /open page pdf of page 3 of report\.pdf/i });
     expect(link).toHaveAttribute('href', '/api/v1/documents/doc-1/pages/3.pdf');
     expect(link).toHaveAttribute('target', '_blank');
     expect(link.getAttribute('rel')).toContain('noopener');

@@ -51,7 +51,7 @@ function ChunkPdfLink({ chunk, filename }: { chunk: ChunkInfo; filename: string 
   return (
     <PdfLink
       href={chunk.pdf_url}
-      label={`Open PDF of ${page} of ${filename} (opens in a new tab)`}
+      label={`Open page PDF of ${page} of ${filename} (opens in a new tab)`}
       what={`${page} of ${filename}`}
     >
       Open page PDF

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Badge, Box, Button, Group, Paper, Stack, Text } from '@mantine/core';
 import type { AnswerBlock, DirectAnswer, RelatedQuestion } from '../types';
 import { Markdown } from './Markdown';
+import { directSpeakingText } from '../lib/speakingNote';
 import { PdfLink } from './PdfLink';
 
 /** Labels of the note blocks of a prepared answer (`[內部參考：…]`, `[如被追問：…]`). */
@@ -38,7 +39,7 @@ function DirectHeading({ direct }: { direct: DirectAnswer }) {
               href={direct.pdf_url}
               size="xs"
               what={`${name}${direct.page_number != null ? `, page ${direct.page_number}` : ''}`}
-              label={`Open the page of this answer in ${name} (opens in a new tab)`}
+              label={`Open page PDF of this answer in ${name} (opens in a new tab)`}
             >
               Open page PDF
             </PdfLink>
@@ -61,7 +62,8 @@ function NoteBlock({ block }: { block: AnswerBlock }) {
         borderRadius: 4,
       }}
     >
-      <Badge color={internal ? 'red' : 'blue'} variant="light" mb={6}>
+      {/* Filled: a light badge on the note's tinted background falls short of 4.5:1. */}
+      <Badge color={internal ? 'red' : 'blue'} variant="filled" mb={6}>
         {internal ? BLOCK_LABELS.internal : BLOCK_LABELS.followup}
       </Badge>
       {block.question && (
@@ -90,7 +92,7 @@ export function AnswerBlocks({ blocks, fallback }: { blocks: AnswerBlock[]; fall
   );
 }
 
-/** Copies the answer without its internal notes (the direct answer's `speaking_note`). */
+/** Copies the answer without its internal notes (`directSpeakingText`, as the exports build it). */
 export function CopySpeakingNote({ text }: { text: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
@@ -123,7 +125,7 @@ export function DirectAnswerCard({ direct, title }: { direct: DirectAnswer; titl
         <Text fw={600} size="sm" c="dimmed">
           {title ?? (direct.kind === 'qa' ? 'Prepared answer' : 'Best matching passage')}
         </Text>
-        <CopySpeakingNote text={direct.speaking_note} />
+        <CopySpeakingNote text={directSpeakingText(direct)} />
       </Group>
       <DirectHeading direct={direct} />
       <AnswerBlocks blocks={direct.blocks} fallback={direct.text} />

@@ -1,5 +1,6 @@
 import { Badge, Button, Group, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
-import { NavLink } from 'react-router-dom';
+import { useEffect, useRef } from 'react';
+import { NavLink, useLocation } from 'react-router-dom';
 import { useSession } from '../lib/session';
 import { ROLE_DESCRIPTIONS, ROLE_LABELS, isAdmin } from '../lib/roles';
 import classes from './NavBar.module.css';
@@ -15,12 +16,22 @@ const ROLE_COLORS = { admin: 'grape', member: 'indigo', reader: 'gray' } as cons
 export function NavBar() {
   const { caller, signOut } = useSession();
   const admin = caller ? isAdmin(caller) : false;
+  // On a phone the links scroll sideways inside the bar: keep the current page's link in view.
+  const nav = useRef<HTMLElement>(null);
+  const { pathname } = useLocation();
+  useEffect(() => {
+    const reveal = () =>
+      nav.current?.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    reveal();
+    window.addEventListener('resize', reveal); // e.g. a phone turned upright
+    return () => window.removeEventListener('resize', reveal);
+  }, [pathname]);
   return (
-    <Group h="100%" px="md" gap="md" wrap="nowrap" justify="space-between">
+    <Group h="100%" wrap="nowrap" justify="space-between" className={classes.bar}>
       <Text fw={700} size="sm" className={classes.brand} visibleFrom="md">
         LegCo Briefing Assistant
       </Text>
-      <nav aria-label="Main navigation" className={classes.nav}>
+      <nav aria-label="Main navigation" className={classes.nav} ref={nav}>
         {LINKS.filter((link) => admin || !link.adminOnly).map((link) => (
           <UnstyledButton
             key={link.to}

@@ -30,6 +30,8 @@ export function PdfLink({ href, label, what, size = 'sm', children }: PdfLinkPro
       target="_blank"
       rel="noopener noreferrer"
       size={size}
+      // Underlined: a link inside a line of text must not be told apart by its colour alone.
+      underline="always"
       aria-label={label}
       onClick={open}
       onAuxClick={open}

@@ -66,7 +66,7 @@ describe('PdfViewer', () => {
     await waitFor(() => expect(pdfjs.render).toHaveBeenCalledTimes(1));
     expect(pdfjs.render.mock.calls[0][0]).toBeInstanceOf(HTMLCanvasElement);
     expect(pdfjs.render.mock.calls[0][1]).toBe(1);
-    expect(screen.getByRole('link', { name: /Open PDF of page 3 of E\.pdf/ })).toHaveAttribute(
+    expect(screen.getByRole('link', { name: /Open page PDF of page 3 of E\.pdf/ })).toHaveAttribute(
       'href',
       '/api/v1/documents/doc-1/pages/3.pdf',
     );

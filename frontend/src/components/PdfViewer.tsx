@@ -106,7 +106,7 @@ export function PdfViewer({ documentId, filename, page: firstPage, pageCount, hi
         </Group>
         <PdfLink
           href={pagePdfUrl(documentId, page)}
-          label={`Open PDF of page ${page} of ${filename} (opens in a new tab)`}
+          label={`Open page PDF of page ${page} of ${filename} (opens in a new tab)`}
           what={`page ${page} of ${filename}`}
         >
           Open page PDF

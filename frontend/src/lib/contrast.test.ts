@@ -34,6 +34,11 @@ describe('text contrast', () => {
     expect(contrastRatio(vars['--mantine-color-anchor'], '#ffffff')).toBeGreaterThanOrEqual(4.5);
   });
 
+  it.each(Object.keys(DEFAULT_THEME.colors))('white on a filled %s surface (a button, a badge) is at least 4.5:1', (name) => {
+    expect(contrastRatio('#ffffff', vars[`--mantine-color-${name}-filled`])).toBeGreaterThanOrEqual(4.5);
+    expect(contrastRatio('#ffffff', vars[`--mantine-color-${name}-filled-hover`])).toBeGreaterThanOrEqual(4.5);
+  });
+
   it('white on a filled primary button is at least 4.5:1', () => {
     const shade = typeof merged.primaryShade === 'number' ? merged.primaryShade : merged.primaryShade.light;
     expect(contrastRatio('#ffffff', merged.colors[merged.primaryColor][shade])).toBeGreaterThanOrEqual(4.5);

@@ -1,8 +1,10 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Alert, Anchor, Container, Stack, Text, Title } from '@mantine/core';
 import { Link } from 'react-router-dom';
 import { AskBox } from '../components/AskBox';
 import { AnswerPanel } from '../components/AnswerPanel';
+import { AnswerHistory } from '../components/AnswerHistory';
+import { useAnswerHistory, type HistoryEntry } from '../lib/history';
 import { useAskQuestion, useDocuments } from '../lib/queries';
 import { ApiError, QueryAborted, errorMessage } from '../lib/api';
 import { canUpload } from '../lib/roles';
@@ -32,12 +34,21 @@ export function LTTPage() {
   const noDocuments = documents.isSuccess && documents.data.total_documents === 0;
   const running = useRef<AbortController | null>(null);
   useEffect(() => () => running.current?.abort(), []); // leaving the page stops the question
+  const history = useAnswerHistory(caller.key_prefix);
+  // The answer shown: the last one asked, or one picked from the history (not asked again).
+  const [shown, setShown] = useState<HistoryEntry | null>(null);
 
   const askQuestion = (request: Parameters<typeof ask.mutate>[0]) => {
     running.current?.abort();
     const controller = new AbortController();
     running.current = controller;
-    ask.mutate({ ...request, signal: controller.signal });
+    setShown(null);
+    ask.mutate({ ...request, signal: controller.signal },
+      { onSuccess: (data, variables) => setShown(history.add(variables.question, data)) });
+  };
+  const showEntry = (entry: HistoryEntry) => {
+    ask.reset();
+    setShown(entry);
   };
   const cancelled = ask.error instanceof QueryAborted && ask.error.reason === 'cancelled';
 
@@ -91,7 +102,9 @@ export function LTTPage() {
             {queryErrorText(ask.error).message}
           </Alert>
         )}
-        {ask.isSuccess && !ask.isPending && <AnswerPanel response={ask.data} question={ask.variables?.question} />}
+        {shown && !ask.isPending && <AnswerPanel key={shown.id} response={shown.response} question={shown.question} />}
+        <AnswerHistory entries={history.entries} shownId={shown?.id ?? null} onShow={showEntry}
+          onClear={history.clear} />
       </Stack>
     </Container>
   );

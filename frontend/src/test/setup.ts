@@ -12,6 +12,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
   forgetKey();
   window.sessionStorage.clear();
+  window.localStorage.clear(); // the answer history
 });
 
 // jsdom lacks these browser APIs that Mantine uses.
