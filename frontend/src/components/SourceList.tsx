@@ -177,8 +177,14 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
               {(matchedTerms.length > 0 || alsoIn.length > 0) && (
                 <Stack gap={2} mt="xs">
                   {matchedTerms.length > 0 && (
-                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
-                      {t('sources.matched', { terms: matchedTerms.join(t('common.listSeparator')) })}
+                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid="matched-terms">
+                      {t('sources.matched')}
+                      {matchedTerms.map((term, i) => (
+                        <Fragment key={`${term}-${i}`}>
+                          {i > 0 ? t('common.listSeparator') : null}
+                          <Lang>{term}</Lang>
+                        </Fragment>
+                      ))}
                     </Text>
                   )}
                   {alsoIn.length > 0 && <AlsoIn renditions={alsoIn} />}

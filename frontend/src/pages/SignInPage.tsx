@@ -141,7 +141,8 @@ export function SignInPage() {
             <Trans
               i18nKey="signIn.help"
               t={t}
-              components={{ file: <Code />, command: <Code /> }}
+              // A path and a command, not words of either language.
+              components={{ file: <Code lang="en" />, command: <Code lang="en" /> }}
               values={{ file: 'var/admin.key', command: 'make up' }}
             />
           </Text>
