@@ -119,6 +119,7 @@ export function AskBox({
               label={t('ask.limit')}
               placeholder={documentIds.length ? undefined : t('ask.allDocuments')}
               data={documents.map((d) => ({ value: d.document_id, label: d.filename }))}
+              renderOption={({ option }) => <span lang={contentLang(option.label)}>{option.label}</span>}
               value={documentIds}
               onChange={setDocumentIds}
               clearable
