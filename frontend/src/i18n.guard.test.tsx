@@ -195,7 +195,7 @@ describe('the Chinese interface', () => {
     renderWithProviders(<App />);
     await user.type(screen.getByRole('textbox', { name: /^問題/ }), '津貼？{Enter}');
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent('服務暫停');
+    expect(alert).toHaveTextContent('服務暫時未能提供');
     // The gateway's own sentence is kept, marked English.
     expect(within(alert).getByText('The query service is not reachable; try again shortly.')).toHaveAttribute('lang', 'en');
     expect(scan()).toEqual([]);

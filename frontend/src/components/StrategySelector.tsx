@@ -1,7 +1,7 @@
 import { Radio, Stack } from '@mantine/core';
-import { useTranslation } from 'react-i18next';
+import { Trans, useTranslation } from 'react-i18next';
 import type { ChunkingStrategy } from '../types';
-import { STRATEGY_VALUES, strategyDescription, strategyLabel } from '../lib/format';
+import { STRATEGY_VALUES, strategyLabel } from '../lib/format';
 
 export interface StrategySelectorProps {
   value: ChunkingStrategy;
@@ -25,7 +25,14 @@ export function StrategySelector({ value, onChange, disabled }: StrategySelector
             key={strategy}
             value={strategy}
             label={strategyLabel(strategy, t)}
-            description={strategyDescription(strategy, t)}
+            // `<zh>` marks the Chinese markers (問/答) inside the English description.
+            description={
+              <Trans
+                i18nKey={`format.strategy.${strategy}.description`}
+                t={t}
+                components={{ zh: <span lang="zh-HK" /> }}
+              />
+            }
             disabled={disabled}
           />
         ))}

@@ -18,11 +18,6 @@ export function strategyLabel(strategy: string, t: TFunction = appT()): string {
   return t(`format.strategy.${strategy === 'question' ? 'question' : 'token'}.label`);
 }
 
-/** What a strategy does, under its radio label. */
-export function strategyDescription(strategy: string, t: TFunction = appT()): string {
-  return t(`format.strategy.${strategy === 'question' ? 'question' : 'token'}.description`);
-}
-
 /** A strategy's short name ("token", "question"; in Chinese its badge). */
 export function strategyName(strategy: string, t: TFunction = appT()): string {
   if (strategy !== 'question' && strategy !== 'token') return strategy;
