@@ -1,4 +1,5 @@
 import { AppShell, Center, Loader } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Route, Routes } from 'react-router-dom';
 import { NavBar } from './components/NavBar';
 import { KeysPage } from './pages/KeysPage';
@@ -9,11 +10,12 @@ import { useSession } from './lib/session';
 
 /** The pages, once signed in; the sign-in screen before. */
 export function App() {
+  const { t } = useTranslation();
   const { state } = useSession();
   if (state.status === 'restoring') {
     return (
       <Center mih="100vh">
-        <Loader aria-label="Checking your key" />
+        <Loader aria-label={t('app.checkingKey')} />
       </Center>
     );
   }
