@@ -6,6 +6,7 @@ import type { AnswerBlock, DirectAnswer, RelatedQuestion } from '../types';
 import { contentLang } from '../lib/contentLang';
 import { Lang } from './Lang';
 import { Markdown } from './Markdown';
+import { noteLabels } from '../lib/noteLabels';
 import { directSpeakingText } from '../lib/speakingNote';
 import { PdfLink } from './PdfLink';
 
@@ -137,7 +138,7 @@ export function DirectAnswerCard({ direct, title }: { direct: DirectAnswer; titl
         <Text fw={600} size="sm" c="dimmed">
           {title ?? (direct.kind === 'qa' ? t('direct.prepared') : t('direct.bestPassage'))}
         </Text>
-        <CopySpeakingNote text={directSpeakingText(direct)} />
+        <CopySpeakingNote text={directSpeakingText(direct, noteLabels(t))} />
       </Group>
       <DirectHeading direct={direct} />
       <AnswerBlocks blocks={direct.blocks} fallback={direct.text} />
