@@ -1,12 +1,13 @@
 /**
  * A guard against English left in the Chinese interface: the main pages, rendered in zh-HK in
  * the states that show the most (an answer with its sources and notes, a document list with
- * progress, failures and chunks, an upload refused, the key table and its dialogs), hold no
+ * progress, failures and chunks, an upload refused, the key table and its dialogs, the recent
+ * questions and the speaking-note export), hold no
  * English word outside content marked `lang="en"` — text, `aria-label`, `title`, `placeholder`.
  * Names that are the same in both languages (PDF, API, LTT…) and the fixtures' own names
  * (filenames, departments, key prefixes) are allowed.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { App } from './App';
@@ -68,7 +69,7 @@ export function leftoverEnglish(root: HTMLElement, names: string[]): string[] {
 
 const EN_FILE = 'budget-2026.pdf';
 const ZH_FILE = '補償及安置安排.pdf';
-const NAMES = [EN_FILE, ZH_FILE, 'notes.txt', 'a.txt', 'default', 'ops', 'hab', 'Chroma', 'ConnectError',
+const NAMES = ['speaking-note-Q7.md', EN_FILE, ZH_FILE, 'notes.txt', 'a.txt', 'default', 'ops', 'hab', 'Chroma', 'ConnectError',
   'a1b2c3d4', 'b2c3d4e5', 'c3d4e5f6', 'a0a0a0a0', 'front desk', 'bootstrap'];
 
 const DOCUMENTS = [
@@ -187,6 +188,35 @@ describe('the Chinese interface', () => {
     expect(scan()).toEqual([]);
   });
 
+  it('LTT page: the history panel and the speaking-note export', async () => {
+    const user = userEvent.setup();
+    const notCovered: QueryResponse = { ...ANSWER, covered: false, direct: null, related: [], sources: [],
+      closest: [ANSWER.sources[1]], notice: null };
+    gateway({
+      'POST /api/v1/query': (_url, init) =>
+        jsonResponse(JSON.parse(String(init?.body)).question.startsWith('煙花') ? notCovered : ANSWER),
+    });
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {}); // the download itself
+    renderWithProviders(<App />);
+    const box = screen.getByRole('textbox', { name: /^問題/ });
+    await user.type(box, '津貼？{Enter}');
+    await screen.findByRole('heading', { name: '答案' });
+    await user.clear(box);
+    await user.type(box, '煙花預算是多少？{Enter}');
+    const history = await screen.findByRole('region', { name: '最近的問題（2）' });
+    expect(within(history).getByRole('button', { name: '清除記錄' })).toBeInTheDocument();
+    expect(within(history).getByText('未有涵蓋')).toBeInTheDocument();
+    expect(within(history).getByText(/顯示中/)).toBeInTheDocument();
+    expect(scan()).toEqual([]);
+
+    await user.click(within(history).getByRole('button', { name: /津貼？/ }));
+    const group = await screen.findByRole('group', { name: '匯出為發言稿' });
+    await user.click(within(group).getByRole('button', { name: '下載 Markdown' }));
+    expect(within(group).getByRole('status')).toHaveTextContent('已儲存 speaking-note-Q7.md，不包括內部參考。');
+    expect(within(group).getByRole('button', { name: '下載 DOCX' })).toBeInTheDocument();
+    expect(scan()).toEqual([]);
+  });
+
   it('LTT page: a question the service could not answer', async () => {
     const user = userEvent.setup();
     gateway({
@@ -265,7 +295,8 @@ describe('the guard itself', () => {
     await user.type(screen.getByRole('textbox', { name: /^Question/ }), 'allowance?{Enter}');
     await screen.findByRole('heading', { name: 'Answer' });
     const words = new Set(scan().map((line) => line.split(' — ')[0]));
-    for (const word of ['Answer', 'Sources', 'Internal', 'pressed', 'Sign', 'Score', 'Open', 'Ask']) {
+    for (const word of ['Answer', 'Sources', 'Internal', 'pressed', 'Sign', 'Score', 'Open', 'Ask', 'Recent', 'Clear',
+      'Download', 'Export']) {
       expect(words).toContain(word);
     }
   });
