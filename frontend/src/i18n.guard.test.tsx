@@ -67,6 +67,19 @@ export function leftoverEnglish(root: HTMLElement, names: string[]): string[] {
   return found;
 }
 
+/**
+ * Buttons and links under `root` whose `aria-label` does not hold their visible text (WCAG 2.5.3
+ * "label in name", axe's label-content-name-mismatch): a voice-control user says what they see.
+ * Compared without case and white space, as axe does; each as `"visible" ∉ "name"`.
+ */
+export function labelsWithoutVisibleText(root: HTMLElement): string[] {
+  const norm = (text: string) => text.toLowerCase().replace(/\s+/g, '');
+  return [...root.querySelectorAll<HTMLElement>('a[aria-label], button[aria-label]')]
+    // Symbols (an icon's ✕) are not words to say: axe skips them too.
+    .filter((e) => /\p{L}/u.test(e.textContent ?? '') && !norm(e.getAttribute('aria-label') ?? '').includes(norm(e.textContent ?? '')))
+    .map((e) => `"${(e.textContent ?? '').trim()}" ∉ "${e.getAttribute('aria-label')}"`);
+}
+
 const EN_FILE = 'budget-2026.pdf';
 const ZH_FILE = '補償及安置安排.pdf';
 const NAMES = ['speaking-note-Q7.md', EN_FILE, ZH_FILE, 'notes.txt', 'a.txt', 'default', 'ops', 'hab', 'Chroma', 'ConnectError',
@@ -186,6 +199,7 @@ describe('the Chinese interface', () => {
     expect(screen.getByText('如被追問')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: '來源（3）' })).toBeInTheDocument();
     expect(scan()).toEqual([]);
+    expect(labelsWithoutVisibleText(document.body)).toEqual([]);
   });
 
   it('LTT page: the history panel and the speaking-note export', async () => {
@@ -237,12 +251,13 @@ describe('the Chinese interface', () => {
     renderWithProviders(<App />, { route: '/rag-database', caller: ADMIN });
     const row = await screen.findByRole('article', { name: ZH_FILE });
     expect(screen.getByText('正在等候 Chroma：該服務沒有回應。服務恢復後，工作會自動繼續。')).toBeInTheDocument();
-    await user.click(within(row).getByRole('button', { name: `顯示 ${ZH_FILE} 的區塊` }));
+    await user.click(within(row).getByRole('button', { name: `顯示區塊：${ZH_FILE}` }));
     expect(await within(row).findByRole('article', { name: /^A1 — / })).toBeInTheDocument();
     const other = screen.getByRole('article', { name: EN_FILE });
-    await user.click(within(other).getByRole('button', { name: `顯示 ${EN_FILE} 的區塊` }));
+    await user.click(within(other).getByRole('button', { name: `顯示區塊：${EN_FILE}` }));
     expect(await within(other).findByRole('article', { name: '第3頁' })).toBeInTheDocument();
     expect(scan()).toEqual([]);
+    expect(labelsWithoutVisibleText(document.body)).toEqual([]);
   });
 
   it('RAG Database page: a refused upload and the delete dialog', async () => {
