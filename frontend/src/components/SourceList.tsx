@@ -112,7 +112,7 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
     );
   }
   return (
-    <section aria-labelledby={headingId}>
+    <section aria-labelledby={headingId} data-sources>
       <Title order={3} size="h4" id={headingId} mb="xs">
         {t('sources.heading', { title: title ?? t('sources.title'), count: sources.length })}
       </Title>
