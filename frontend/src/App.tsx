@@ -21,7 +21,9 @@ export function App() {
   }
   if (state.status !== 'signed-in') return <SignInPage />;
   return (
-    <AppShell header={{ height: 56 }} padding={0}>
+    // A phone's header has two rows: the caller, language and "Sign out", then the page links
+    // (NavBar.module.css); from 36em one row.
+    <AppShell header={{ height: { base: 96, xs: 56 } }} padding={0}>
       <AppShell.Header>
         <NavBar />
       </AppShell.Header>

@@ -3,6 +3,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import i18next from 'i18next';
 import { App } from './App';
+import { PHONE_QUERY } from './components/LanguageSwitcher';
 import { LANGUAGE_STORAGE_KEY, i18n, initI18n, intlLocale, supportedLanguage } from './i18n';
 import { formatDate, formatScore } from './lib/format';
 import { installMockEventStream, jsonResponse, mockFetch, renderWithProviders } from './test/utils';
@@ -112,6 +113,24 @@ describe('the language switcher', () => {
     expect(document.documentElement.lang).toBe('en');
     expect(document.title).toBe('LegCo Briefing Assistant');
     expect(window.localStorage.getItem(LANGUAGE_STORAGE_KEY)).toBe('en');
+  });
+
+  it('shows short names in the header on a phone, the full names staying the options\' names', async () => {
+    // A phone: the header's media query (max-width: 36em) matches.
+    vi.stubGlobal('matchMedia', (query: string) => ({
+      matches: query === PHONE_QUERY, media: query, onchange: null, addListener: () => {}, removeListener: () => {},
+      addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false,
+    }));
+    mockGateway();
+    const user = userEvent.setup();
+    renderWithProviders(<App />);
+    const switcher = screen.getByRole('combobox', { name: 'Interface language' });
+    expect(switcher).toHaveAttribute('data-compact', 'true');
+    expect([...switcher.querySelectorAll('option')].map((o) => o.textContent)).toEqual(['EN', '中文']);
+    expect(within(switcher).getByRole('option', { name: '繁體中文' })).toHaveAttribute('lang', 'zh-HK');
+    expect(within(switcher).getByRole('option', { name: 'English' })).toHaveAttribute('lang', 'en');
+    await user.selectOptions(switcher, 'zh-HK');
+    expect(await screen.findByRole('button', { name: '登出' })).toBeInTheDocument();
   });
 
   it('is offered on the sign-in screen too', async () => {

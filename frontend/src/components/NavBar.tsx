@@ -31,7 +31,7 @@ export function NavBar() {
     return () => window.removeEventListener('resize', reveal);
   }, [pathname]);
   return (
-    <Group h="100%" wrap="nowrap" justify="space-between" className={classes.bar}>
+    <Group h="100%" justify="space-between" className={classes.bar}>
       <Text fw={700} size="sm" className={classes.brand} visibleFrom="md">
         {t('app.name')}
       </Text>
@@ -50,7 +50,7 @@ export function NavBar() {
         ))}
       </nav>
       <Group gap="xs" wrap="nowrap" className={classes.caller}>
-        <LanguageSwitcher />
+        <LanguageSwitcher compactOnPhone />
         {caller && (
           <>
             <Text
