@@ -273,7 +273,10 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
   );
   return (
     <Table.ScrollContainer minWidth={860}>
-      <Table striped highlightOnHover verticalSpacing="xs" aria-labelledby="keys-heading">
+      {/* Headings and short cells on one line: Chinese would otherwise break between any two
+          characters (角/色) in the columns the table's scroll width squeezes. */}
+      <Table striped highlightOnHover verticalSpacing="xs" aria-labelledby="keys-heading"
+        styles={{ th: { whiteSpace: 'nowrap' } }}>
         <Table.Thead>
           <Table.Tr>
             <Table.Th scope="col">{t('keys.column.prefix')}</Table.Th>
@@ -299,8 +302,8 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
                   </Badge>
                 )}
               </Table.Td>
-              <Table.Td lang={contentLang(info.department)}>{info.department}</Table.Td>
-              <Table.Td>{roleLabel(info.role, t)}</Table.Td>
+              <Table.Td lang={contentLang(info.department)} style={{ whiteSpace: 'nowrap' }}>{info.department}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{roleLabel(info.role, t)}</Table.Td>
               <Table.Td lang={info.label ? contentLang(info.label) : undefined}>{info.label || '—'}</Table.Td>
               <Table.Td>
                 <When iso={info.created_at} />
@@ -308,7 +311,7 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
               <Table.Td>
                 <When iso={info.last_used_at} empty={t('keys.never')} />
               </Table.Td>
-              <Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>
                 <KeyStatus info={info} />
               </Table.Td>
               <Table.Td>
