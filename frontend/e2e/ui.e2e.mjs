@@ -213,15 +213,30 @@ async function checkPhone(page, name, inside = null) {
       const r = e.getBoundingClientRect();
       if (r.width > 0 && r.height > 0 && r.right > width + 0.5 && !held(e)) wide.push(describe(e));
     }
-    return { scrollWidth: root.scrollWidth, clientWidth: width, wide: wide.slice(0, 5), part: !selector || !!document.querySelector(selector) };
+    // Signed in: the current page's link is in view inside the header's links (they scroll
+    // sideways there), not pushed out by the caller, the language switcher and "Sign out".
+    const nav = document.querySelector('header nav');
+    const current = nav?.querySelector('[aria-current="page"]');
+    let navLink = null;
+    if (nav && current) {
+      const box = nav.getBoundingClientRect();
+      const link = current.getBoundingClientRect();
+      navLink = { text: current.textContent?.trim() ?? '', shown: link.left >= box.left - 0.5 && link.right <= box.right + 0.5,
+        box: Math.round(box.width), link: Math.round(link.width) };
+    }
+    return { scrollWidth: root.scrollWidth, clientWidth: width, wide: wide.slice(0, 5), navLink,
+      part: !selector || !!document.querySelector(selector) };
   }, inside);
+  check(!found.navLink || found.navLink.shown, `${name} at ${PHONE.width}px: the current page's link ` +
+    `"${found.navLink?.text}" (${found.navLink?.link}px) is not in view in the header's links (${found.navLink?.box}px wide)`);
   check(found.scrollWidth <= found.clientWidth,
     `${name} at ${PHONE.width}px scrolls sideways: scrollWidth ${found.scrollWidth} > ${found.clientWidth}`);
   check(found.part, `${name}: nothing matches ${inside}`);
   check(found.wide.length === 0, `${name} at ${PHONE.width}px: past the viewport's right edge: ${found.wide.join(' | ')}`);
   const file = path.join(outDir, `${name}-390.png`);
   await page.screenshot({ path: file, fullPage: false });
-  log(`${name} at ${PHONE.width}px: scrollWidth ${found.scrollWidth} <= ${found.clientWidth}, nothing past the edge; ` +
+  log(`${name} at ${PHONE.width}px: scrollWidth ${found.scrollWidth} <= ${found.clientWidth}, nothing past the edge` +
+    `${found.navLink ? `, current link "${found.navLink.text}" in view (${found.navLink.link}px of ${found.navLink.box}px)` : ''}; ` +
     `screenshot ${file}`);
 }
 
@@ -490,7 +505,7 @@ async function databaseChecks(page, t, documentId, shot) {
   await row.scrollIntoViewIfNeeded();
   await page.evaluate(() => {
     document.getElementById('documents-heading')?.scrollIntoView({ block: 'start' });
-    window.scrollBy(0, -70); // below the fixed header
+    window.scrollBy(0, -((document.querySelector('header')?.offsetHeight ?? 56) + 14)); // below the fixed header
   });
   await screenshot(page, shot('rag-database-chunks', 900), SHOT_NARROW);
   await page.setViewportSize(WIDE);
@@ -723,7 +738,7 @@ async function run(page, t, state, first) {
     await page.setViewportSize(viewport);
     await page.evaluate(() => {
       document.querySelector('[data-sources]')?.scrollIntoView({ block: 'start' });
-      window.scrollBy(0, -70); // below the fixed header
+      window.scrollBy(0, -((document.querySelector('header')?.offsetHeight ?? 56) + 14)); // below the fixed header
     });
     await screenshot(page, name, viewport);
   }
@@ -731,7 +746,7 @@ async function run(page, t, state, first) {
 
   // --- At a phone's width: the answer fits and reads as reflowed prose.
   await page.evaluate(() => document.querySelector('[data-direct-kind]')?.scrollIntoView({ block: 'start' }));
-  await page.evaluate(() => window.scrollBy(0, -70));
+  await page.evaluate(() => window.scrollBy(0, -((document.querySelector('header')?.offsetHeight ?? 56) + 14)));
   await checkPhone(page, shot('ltt'), '[data-direct-kind]');
   const reflow = await checkReflowed(page, '[data-direct-kind]');
   log(`answer reflowed: ${reflow.blocks} paragraphs, white-space normal, ${reflow.brs} line breaks, none inside a sentence`);
