@@ -1,35 +1,50 @@
 #!/usr/bin/env node
-// Browser end-to-end test of the web frontend against a real running stack.
+// Browser end-to-end test of the web frontend against a real running stack, in both interface
+// languages (Traditional Chinese zh-HK, then English).
 //
 //   node e2e/ui.e2e.mjs <base-url> <output-dir>
 //
-// Drives Debian's Chromium (headless, via playwright-core; no Playwright browser downloads):
-// checks that a wrong key is refused on the sign-in screen, signs in with a member key, uploads
-// the corpus fixture E_基礎設施.pdf with "Chunk by question" on the RAG Database page, follows its
-// progress bar (SSE, sent with the key) to "Indexed", expands the document and checks its Q&A
-// chunks, opens (and cancels) the delete confirmation, searches the list by filename and by
-// content and filters it by status and strategy (each kept in the URL: a reload shows the same
-// list). On the LTT page it asks E's first truth query and checks: the prepared answer of the
-// expected pair verbatim (the truth file's first sentence) under its question id; the pair's
-// internal note ([內部參考]) labelled and set apart; a source from E, whose "View" opens the page
-// in the pdf.js viewer with a highlight layer over the cited words; the Markdown and DOCX speaking
-// notes (downloaded) holding the answer and its source and not the internal note; the one-page
-// PDF (a new tab, fetched with the key). Then an unanswerable question ("Not covered") and the
-// history (newest first; an earlier answer shown again without a request). Then signs out, signs
-// in with a reader key of the same department and checks that there is no upload and no delete
-// control; with an admin key, checks the department filter and creates and revokes a key on the
-// Keys page. axe-core runs on every page and dialog (sign-in, LTT before and after a question,
-// the not-covered answer, RAG Database, Keys; delete confirmation, source viewer, new key, revoke
-// confirmation) and the run fails on any critical or serious violation, listing them. At 390 px
+// Drives Debian's Chromium (headless, via playwright-core; no Playwright browser downloads). The
+// browser's locale is the first language (zh-HK): the app must pick it by itself (no choice stored
+// yet). The whole flow runs in that language: a wrong key is refused on the sign-in screen; signed
+// in with a member key, it uploads the corpus fixture E_基礎設施.pdf with "Chunk by question" on the
+// RAG Database page, follows its progress bar (SSE, sent with the key) to "Indexed", expands the
+// document and checks its Q&A chunks, opens (and cancels) the delete confirmation, searches the list
+// by filename and by content and filters it by status and strategy (each kept in the URL: a reload
+// shows the same list). On the LTT page it asks E's first truth query and checks: the prepared
+// answer of the expected pair verbatim (the truth file's first sentence) under its question id; the
+// pair's internal note ([內部參考]) labelled and set apart; a source from E, whose "View" opens the
+// page in the pdf.js viewer with a highlight layer over the cited words; the Markdown and DOCX
+// speaking notes (downloaded) holding the answer and its source, their own words in the interface
+// language, and not the internal note; the one-page PDF (a new tab, fetched with the key). Then an
+// unanswerable question ("Not covered") and the history (newest first; an earlier answer shown
+// again without a request). Then signs out, signs in with a reader key of the same department and
+// checks that there is no upload and no delete control; with an admin key, checks the department
+// filter and creates and revokes a key on the Keys page.
+//
+// Then it picks the second language (English) with the header's switcher, checks that the choice
+// is remembered over a reload although the browser still prefers Chinese, and runs every check
+// again in it against the document already indexed (no second upload; the history of the first
+// run is cleared with "Clear history" first).
+//
+// Every label the test looks for is read from the locale files (src/locales/<lang>.json), never
+// written here. In both languages `<html lang>` is the interface language, and in English the
+// Chinese answer, question and passage are inside an element with lang="zh-HK". axe-core runs on
+// every page and dialog (sign-in, LTT before and after a question, the not-covered answer, RAG
+// Database, Keys; delete confirmation, source viewer, new key, revoke confirmation) in each
+// language and the run fails on any critical or serious violation, listing them. At 390 px
 // (sign-in, RAG Database, the answer, Keys) no page scrolls sideways, no element reaches past the
 // right edge unless a scroll box of its own holds it, and the answer is reflowed prose (white-space
-// normal, no line break inside a sentence). Saves screenshots at 1280, 900 and 390 px and the two
-// speaking notes to <output-dir>. Exits non-zero with a message on the first failed check.
+// normal, no line break inside a sentence). Saves screenshots at 1280, 900 and 390 px, named per
+// language (`ltt-zh-HK-390.png`, `ltt-en-390.png`, …), and the speaking notes
+// (`speaking-note-A1-zh-HK.md`, …) to <output-dir>. Exits non-zero with a message on the first
+// failed check.
 //
 // Env: LEGCO_E2E_MEMBER_KEY and LEGCO_E2E_READER_KEY (required; keys of one department),
 // LEGCO_E2E_ADMIN_KEY (optional: the admin part is skipped without it), CHROMIUM (default
 // /usr/bin/chromium), LEGCO_CORPUS (default ../shared/corpus next to the repo),
-// UI_E2E_INDEX_TIMEOUT_S (default 240).
+// UI_E2E_INDEX_TIMEOUT_S (default 240), UI_E2E_LANGUAGES (default "zh-HK,en": the languages in
+// order; the first is the browser's locale and does the upload).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,6 +67,7 @@ const indexTimeoutMs = Number(process.env.UI_E2E_INDEX_TIMEOUT_S || 240) * 1000;
 const memberKey = process.env.LEGCO_E2E_MEMBER_KEY || '';
 const readerKey = process.env.LEGCO_E2E_READER_KEY || '';
 const adminKey = process.env.LEGCO_E2E_ADMIN_KEY || '';
+const LANGUAGES = (process.env.UI_E2E_LANGUAGES || 'zh-HK,en').split(',').map((l) => l.trim()).filter(Boolean);
 /** The short prefix of a key `lgk_<prefix>_<secret>`, as the Keys page lists it. */
 const prefixOf = (key) => key.split('_')[1] ?? '';
 
@@ -66,8 +82,15 @@ const SHOT_WIDE = { width: 1280, height: 1400 };
 const SHOT_NARROW = { width: 900, height: 1400 };
 // A phone: no page may scroll sideways at this width.
 const PHONE = { width: 390, height: 844 };
-// A question no paper answers (bench/calibration/unanswerable.json): the app must say "Not covered".
-const UNANSWERABLE = "What is the budget for this year's National Day fireworks display?";
+// Questions no paper answers (bench/calibration/unanswerable.json), one per language: the app must
+// say "Not covered". Each interface asks the one in its own language.
+const UNANSWERABLE_ALL = JSON.parse(readFileSync(path.join(repo, 'bench', 'calibration', 'unanswerable.json'), 'utf8'));
+const fireworks = (lang) => {
+  const list = Array.isArray(UNANSWERABLE_ALL) ? UNANSWERABLE_ALL : UNANSWERABLE_ALL.queries;
+  const found = list.find((q) => q.lang === lang && /fireworks|煙花/.test(q.query));
+  if (!found) throw new Error(`no ${lang} fireworks question in bench/calibration/unanswerable.json`);
+  return found.query;
+};
 const axeSource = readFileSync(path.join(repo, 'frontend', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const t0 = Date.now();
@@ -78,6 +101,48 @@ function check(condition, message) {
   if (!condition) throw new CheckFailed(message);
 }
 
+// --- The interface's strings, from the app's own locale files.
+
+const LOCALE_FILES = { en: 'en.json', 'zh-HK': 'zh-HK.json' };
+const escapeRx = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A translator for `lang` like the app's i18next one: `t(key, vars)` fills `{{name}}`, picks the
+ * plural form by `vars.count` (Intl.PluralRules), and drops the <tag>s of Trans strings;
+ * `t.rx(key, vars)` is a RegExp of the string, `{{name}}`s missing from `vars` matching anything
+ * (`\d+` for n, count, page); `t.starts(key, vars)` the same, anchored at the start only.
+ */
+function translator(lang) {
+  const file = LOCALE_FILES[lang];
+  check(file, `no locale file for ${lang}`);
+  const strings = JSON.parse(readFileSync(path.join(repo, 'frontend', 'src', 'locales', file), 'utf8'));
+  const rules = new Intl.PluralRules(lang);
+  const raw = (key, count) => {
+    const parts = key.split('.');
+    const last = parts.pop();
+    let node = strings;
+    for (const part of parts) node = node?.[part];
+    const value = count !== undefined ? (node?.[`${last}_${rules.select(count)}`] ?? node?.[`${last}_other`] ?? node?.[last])
+      : (node?.[last] ?? node?.[`${last}_other`]);
+    check(typeof value === 'string', `no string ${key} in ${file}`);
+    return value.replace(/<\/?\w+>/g, '');
+  };
+  const t = (key, vars = {}) => raw(key, vars.count).replace(/{{\s*(\w+)\s*}}/g, (_, name) => String(vars[name] ?? `{{${name}}}`));
+  const pattern = (key, vars = {}) =>
+    raw(key, vars.count).split(/({{\s*\w+\s*}})/).map((piece) => {
+      const slot = /^{{\s*(\w+)\s*}}$/.exec(piece);
+      if (!slot) return escapeRx(piece);
+      if (vars[slot[1]] !== undefined) return escapeRx(String(vars[slot[1]]));
+      return ['n', 'count', 'page'].includes(slot[1]) ? '\\d+' : '.+?';
+    }).join('');
+  t.rx = (key, vars) => new RegExp(`^${pattern(key, vars)}$`);
+  t.starts = (key, vars) => new RegExp(`^${pattern(key, vars)}`);
+  t.lang = lang;
+  return t;
+}
+
+// --- Helpers that do not depend on the language.
+
 async function screenshot(page, name, viewport) {
   await page.setViewportSize(viewport);
   // Let Mantine's responsive layout settle after the resize.
@@ -87,80 +152,19 @@ async function screenshot(page, name, viewport) {
   log(`screenshot ${file}`);
 }
 
-async function main() {
-  check(existsSync(executablePath), `Chromium not found at ${executablePath} (run scripts/deps.sh browser)`);
-  check(existsSync(pdfPath), `corpus fixture not found: ${pdfPath}`);
-  check(memberKey.startsWith('lgk_') && readerKey.startsWith('lgk_'),
-    'LEGCO_E2E_MEMBER_KEY and LEGCO_E2E_READER_KEY must hold API keys (lgk_…)');
-  mkdirSync(outDir, { recursive: true });
-
-  const profile = mkdtempSync(path.join(tmpdir(), 'legco-ui-e2e-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    viewport: WIDE,
-    locale: 'en-HK',
-    timezoneId: 'Asia/Hong_Kong',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  const pageErrors = [];
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(30_000);
-  // The Dropzone (react-dropzone) opens Chromium's File System Access picker when it exists, which
-  // Playwright cannot drive; without it "Choose files…" clicks the <input type=file> as in other
-  // browsers, and Playwright answers that file chooser.
-  await page.addInitScript(() => {
-    for (let o = window; o; o = Object.getPrototypeOf(o)) {
-      if (Object.prototype.hasOwnProperty.call(o, 'showOpenFilePicker')) delete o.showOpenFilePicker;
-    }
-  });
-  page.on('pageerror', (err) => pageErrors.push(String(err)));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') log(`browser console error: ${msg.text()}`);
-  });
-
-  try {
-    await run(page);
-    check(pageErrors.length === 0, `uncaught errors in the page:\n${pageErrors.join('\n')}`);
-    log(`axe-core: ${axeTotals.checks} pages and dialogs checked, ${axeFindings.length} critical/serious ` +
-      `violation types on ${axeTotals.violations} elements`);
-    check(axeFindings.length === 0, `axe-core found critical or serious violations:\n${axeFindings
-      .map((v) => `  [${v.where}] ${v.impact} ${v.id} ×${v.count}: ${v.help}\n${v.nodes.map((n) => `      ${n}`).join('\n')}`)
-      .join('\n')}`);
-  } catch (err) {
-    for (const v of axeFindings) log(`axe [${v.where}] ${v.impact} ${v.id} ×${v.count}: ${v.help}; ${v.nodes.join(' | ')}`);
-    await page
-      .screenshot({ path: path.join(outDir, 'failure.png'), fullPage: true })
-      .then(() => log(`failure screenshot ${path.join(outDir, 'failure.png')}`))
-      .catch(() => {});
-    throw err;
-  } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
-
-/** "A1 — question · page 2" (or "Page 3") line of a source card's text. */
-const sourceRef = (text) => text.split('\n').map((l) => l.trim()).find((l) => /^([A-Z]\d+ — |Page \d)/.test(l)) ?? '?';
+/** "A1 — question · page 2" (or "Page 3", "第3頁") line of a source card's text. */
+const sourceRef = (text) => text.split('\n').map((l) => l.trim()).find((l) => /^([A-Z]\d+ — |Page \d|第\d+頁)/.test(l)) ?? '?';
 
 /** Text without white space (PDF text and the app's reflowed text differ only in spaces and line breaks). */
 const squash = (text) => String(text ?? '').replace(/\s+/g, '');
 
-/** Critical and serious axe-core violations found so far (all pages and dialogs). */
+/** Critical and serious axe-core violations found so far (all pages and dialogs, both languages). */
 const axeFindings = [];
-const axeTotals = { checks: 0, violations: 0 };
+/** Per language: pages and dialogs checked, critical/serious elements found. */
+const axeTotals = {};
 
 /** Run axe-core on the page as it is (a dialog open included) and keep its critical and serious violations. */
-async function axeCheck(page, where) {
+async function axeCheck(page, lang, where) {
   // Let dialogs finish their opening transition: mid-fade colours are not the page's.
   await page.waitForFunction(() => document.getAnimations()
     .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity));
@@ -176,12 +180,14 @@ async function axeCheck(page, where) {
     }));
   });
   const bad = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
-  axeTotals.checks++;
-  axeTotals.violations += bad.reduce((n, v) => n + v.count, 0);
+  const totals = (axeTotals[lang] ??= { checks: 0, violations: 0, minor: new Set() });
+  totals.checks++;
+  totals.violations += bad.reduce((n, v) => n + v.count, 0);
   const minor = violations.filter((v) => !bad.includes(v)).map((v) => `${v.id} (${v.impact})`);
-  log(`axe ${where}: ${bad.length ? bad.map((v) => `${v.impact} ${v.id} ×${v.count}`).join(', ') : '0 critical, 0 serious'}` +
+  for (const m of minor) totals.minor.add(m);
+  log(`axe [${lang}] ${where}: ${bad.length ? bad.map((v) => `${v.impact} ${v.id} ×${v.count}`).join(', ') : '0 critical, 0 serious'}` +
     (minor.length ? `; minor: ${minor.join(', ')}` : ''));
-  for (const v of bad) axeFindings.push({ where, ...v });
+  for (const v of bad) axeFindings.push({ where: `${lang} ${where}`, ...v });
 }
 
 /** At a phone's width: nothing scrolls sideways, and no element (the fixed header's included) reaches
@@ -207,24 +213,41 @@ async function checkPhone(page, name, inside = null) {
       const r = e.getBoundingClientRect();
       if (r.width > 0 && r.height > 0 && r.right > width + 0.5 && !held(e)) wide.push(describe(e));
     }
-    return { scrollWidth: root.scrollWidth, clientWidth: width, wide: wide.slice(0, 5), part: !selector || !!document.querySelector(selector) };
+    // Signed in: the current page's link is in view inside the header's links (they scroll
+    // sideways there), not pushed out by the caller, the language switcher and "Sign out".
+    const nav = document.querySelector('header nav');
+    const current = nav?.querySelector('[aria-current="page"]');
+    let navLink = null;
+    if (nav && current) {
+      const box = nav.getBoundingClientRect();
+      const link = current.getBoundingClientRect();
+      navLink = { text: current.textContent?.trim() ?? '', shown: link.left >= box.left - 0.5 && link.right <= box.right + 0.5,
+        box: Math.round(box.width), link: Math.round(link.width) };
+    }
+    return { scrollWidth: root.scrollWidth, clientWidth: width, wide: wide.slice(0, 5), navLink,
+      part: !selector || !!document.querySelector(selector) };
   }, inside);
+  check(!found.navLink || found.navLink.shown, `${name} at ${PHONE.width}px: the current page's link ` +
+    `"${found.navLink?.text}" (${found.navLink?.link}px) is not in view in the header's links (${found.navLink?.box}px wide)`);
   check(found.scrollWidth <= found.clientWidth,
     `${name} at ${PHONE.width}px scrolls sideways: scrollWidth ${found.scrollWidth} > ${found.clientWidth}`);
   check(found.part, `${name}: nothing matches ${inside}`);
   check(found.wide.length === 0, `${name} at ${PHONE.width}px: past the viewport's right edge: ${found.wide.join(' | ')}`);
   const file = path.join(outDir, `${name}-390.png`);
   await page.screenshot({ path: file, fullPage: false });
-  log(`${name} at ${PHONE.width}px: scrollWidth ${found.scrollWidth} <= ${found.clientWidth}, nothing past the edge; ` +
+  log(`${name} at ${PHONE.width}px: scrollWidth ${found.scrollWidth} <= ${found.clientWidth}, nothing past the edge` +
+    `${found.navLink ? `, current link "${found.navLink.text}" in view (${found.navLink.link}px of ${found.navLink.box}px)` : ''}; ` +
     `screenshot ${file}`);
 }
 
-/** Click `button` and save the download it starts to the output directory; returns its name and bytes. */
-async function download(page, button) {
+/** Click `button` and save the download it starts to the output directory as `<name>-<lang>.<ext>`;
+ * returns the name the app gave it, the saved file and its bytes. */
+async function download(page, button, lang) {
   const [dl] = await Promise.all([page.waitForEvent('download'), button.click()]);
-  const file = path.join(outDir, dl.suggestedFilename());
+  const name = dl.suggestedFilename();
+  const file = path.join(outDir, name.replace(/(\.\w+)$/, `-${lang}$1`));
   await dl.saveAs(file);
-  return { name: dl.suggestedFilename(), file, bytes: readFileSync(file) };
+  return { name, file, bytes: readFileSync(file) };
 }
 
 /** The text of a .docx file's body: its <w:t> runs, one per line. */
@@ -257,15 +280,44 @@ async function checkReflowed(page, selector) {
   return found;
 }
 
+/** `<html lang>` is the interface language (`where`: the page, for the message). */
+async function checkHtmlLang(page, t, where) {
+  const lang = await page.evaluate(() => document.documentElement.lang);
+  check(lang === t.lang, `${where}: <html lang="${lang}">, the interface is ${t.lang}`);
+}
+
+/**
+ * Chinese text under the elements `selector` matches that is not inside an element marked
+ * lang="zh…" below <html> (the page's own lang does not count): each as `<tag lang> "text"`.
+ */
+const unmarkedChinese = (page, selector) => page.evaluate((sel) => {
+  const found = [];
+  for (const root of document.querySelectorAll(sel)) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      if (!/\p{Script=Han}/u.test(text)) continue;
+      const marked = node.parentElement?.closest('[lang]');
+      const lang = marked && marked !== document.documentElement ? marked.getAttribute('lang') ?? '' : '';
+      if (!lang.toLowerCase().startsWith('zh')) {
+        found.push(`<${node.parentElement?.tagName.toLowerCase()}${lang ? ` lang=${lang}` : ''}> "${text.trim().slice(0, 30)}"`);
+      }
+    }
+  }
+  return found;
+}, selector);
+
+// --- The flow, in one language.
+
 /**
  * Search and filter the RAG Database page (the member's, with FILENAME indexed): filename and
  * content search, the status and strategy filters, each sent to the gateway and kept in the URL,
  * so a reload shows the same list; "Clear filters" empties the query string.
  */
-async function searchAndFilter(page, row) {
-  const bar = page.getByRole('region', { name: 'Search and filter documents' });
-  const search = bar.getByRole('searchbox', { name: /^Search documents/ });
-  const none = page.getByText('No documents match this search and these filters.');
+async function searchAndFilter(page, t, row) {
+  const bar = page.getByRole('region', { name: t('filters.region'), exact: true });
+  const search = bar.getByRole('searchbox', { name: t.starts('filters.search') });
+  const none = page.getByText(t('database.noMatch'), { exact: true });
   const listing = (want) => page.waitForResponse((r) => {
     if (!r.url().includes('/api/v1/documents?')) return false;
     const got = new URL(r.url()).searchParams;
@@ -288,8 +340,8 @@ async function searchAndFilter(page, row) {
   await expect('search "煙花匯演"', () => search.fill('煙花匯演'), { q: '煙花匯演' }, false);
   await expect('search cleared', () => search.fill(''), { q: '' }, true, false);
   // click, not check(): the boxes show the URL's filters, which change a moment after the click.
-  const failed = bar.getByRole('checkbox', { name: 'Failed' });
-  const indexed = bar.getByRole('checkbox', { name: 'Indexed' });
+  const failed = bar.getByRole('checkbox', { name: t('documents.status.failed'), exact: true });
+  const indexed = bar.getByRole('checkbox', { name: t('documents.status.indexed'), exact: true });
   await expect('status Failed', () => failed.click(), { status: 'failed' }, false);
   await expect('status Indexed', async () => {
     await failed.click();
@@ -298,38 +350,43 @@ async function searchAndFilter(page, row) {
     await row.waitFor();
     await indexed.click();
   }, { status: 'indexed' }, true);
-  const strategy = bar.getByRole('combobox', { name: 'Chunking strategy' });
+  const strategy = bar.getByRole('combobox', { name: t('upload.strategy'), exact: true });
   await expect('strategy By token', () => strategy.selectOption('token'), { status: 'indexed', strategy: 'token' }, false);
   await expect('strategy By question', () => strategy.selectOption('question'),
     { status: 'indexed', strategy: 'question' }, true);
   // The URL holds the filters: a reload shows the same list with the same controls set.
   await expect('reloaded', () => page.reload(), { status: 'indexed', strategy: 'question' }, true);
   check((await strategy.inputValue()) === 'question', 'after a reload the strategy filter is not "By question"');
-  check(await bar.getByRole('checkbox', { name: 'Indexed' }).isChecked(), 'after a reload "Indexed" is not ticked');
-  await bar.getByRole('button', { name: 'Clear filters' }).click();
+  check(await indexed.isChecked(), `after a reload "${t('documents.status.indexed')}" is not ticked`);
+  await bar.getByRole('button', { name: t('filters.clear'), exact: true }).click();
   await page.waitForURL(`${base}/rag-database`);
   await row.waitFor();
 }
 
+const mainNav = (page, t) => page.getByRole('navigation', { name: t('nav.main'), exact: true });
+
 /** Sign in on the sign-in screen with `key`; returns the department and role the header shows. */
-async function signIn(page, key) {
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.getByLabel(/^API key/).fill(key);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('navigation', { name: 'Main navigation' }).waitFor();
+async function signIn(page, t, key) {
+  await page.getByRole('heading', { name: t('signIn.title'), exact: true }).waitFor();
+  await page.getByLabel(t.starts('signIn.keyLabel')).fill(key);
+  await page.getByRole('button', { name: t('signIn.submit'), exact: true }).click();
+  await mainNav(page, t).waitFor();
   const who = page.getByTestId('signed-in-as');
   const text = (await who.innerText()).replace(/\s+/g, ' ').trim();
   const department = await who.getAttribute('data-department');
   const role = await who.getAttribute('data-role');
   check(department && text.includes(department), `the header does not show the department: "${text}"`);
+  // (The role badge is upper-cased by CSS, which innerText follows.)
+  check(text.toLowerCase().endsWith(t(`roles.${role}.label`).toLowerCase()),
+    `the header "${text}" does not end with the ${role}'s label "${t(`roles.${role}.label`)}"`);
   return { department, role, text };
 }
 
-async function signOut(page) {
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  // The session (sessionStorage) is gone; what stays in localStorage (the per-key answer history)
-  // never holds a key.
+async function signOut(page, t) {
+  await page.getByRole('button', { name: t('nav.signOut'), exact: true }).click();
+  await page.getByRole('heading', { name: t('signIn.title'), exact: true }).waitFor();
+  // The session (sessionStorage) is gone; what stays in localStorage (the per-key answer history,
+  // the interface language) never holds a key.
   const stored = await page.evaluate(() => ({
     session: sessionStorage.length,
     local: Object.keys(localStorage).map((k) => [k, localStorage.getItem(k) ?? '']),
@@ -339,60 +396,27 @@ async function signOut(page) {
   check(withKey.length === 0, `a key is left in localStorage after signing out: ${withKey.join(', ')}`);
 }
 
-async function openRagDatabase(page) {
-  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'RAG Database' }).click();
+async function openRagDatabase(page, t) {
+  await mainNav(page, t).getByRole('link', { name: t('nav.ragDatabase.label'), exact: true }).click();
   await page.waitForURL(`${base}/rag-database`);
-  await page.getByRole('heading', { name: 'RAG Database', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: t('database.title'), level: 1, exact: true }).waitFor();
 }
 
-async function run(page) {
-  // Every API request must carry the key as a Bearer header, never in its URL.
-  const apiRequests = [];
-  page.on('request', (r) => {
-    if (r.url().includes('/api/v1/')) apiRequests.push({ url: r.url(), auth: r.headers()['authorization'] ?? '' });
-  });
-
-  // --- Open the app: the sign-in screen. A wrong key is refused there.
-  const response = await page.goto(`${base}/`);
-  check(response?.ok(), `GET ${base}/ returned ${response?.status()}`);
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await screenshot(page, 'signin-1280.png', WIDE);
-  await axeCheck(page, 'sign-in');
-  await checkPhone(page, 'signin');
-  await page.setViewportSize(WIDE);
-  await page.getByLabel(/^API key/).fill('lgk_00000000_notAKeyNotAKeyNotAKeyNotAKey');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByText(/This key was not accepted/).waitFor();
-  log('a wrong key is refused on the sign-in screen');
-
-  // --- Sign in as a member; LTT is the start page. Go to the RAG Database page via the nav bar.
-  const member = await signIn(page, memberKey);
-  check(member.role === 'member' && /member$/i.test(member.text), `header after signing in as a member: "${member.text}"`);
-  await page.getByRole('heading', { name: 'Ask the briefing papers' }).waitFor();
-  log(`signed in as a member: "${member.text}"`);
-  check((await page.context().cookies()).length === 0, 'the app set cookies');
-  await axeCheck(page, 'Ask (LTT), before a question');
-  await openRagDatabase(page);
-  // The progress below must come from the SSE stream, not from polling.
-  await page.getByText('Live updates on').waitFor({ timeout: 20_000 });
-  log('RAG Database page open, live updates on');
-  const events = apiRequests.find((r) => r.url.includes('/api/v1/events'));
-  check(events?.auth === `Bearer ${memberKey}`, 'the event stream was not requested with the Bearer key');
-
-  // --- Upload E with "Chunk by question".
-  const questionRadio = page.getByRole('radio', { name: /Chunk by question/ });
+/** Upload FILENAME with "Chunk by question" and follow its progress bar to Indexed; returns its id. */
+async function uploadFixture(page, t) {
+  const questionRadio = page.getByRole('radio', { name: t.starts('format.strategy.question.label') });
   await questionRadio.check();
   check(await questionRadio.isChecked(), '"Chunk by question" is not selected');
   const [chooser] = await Promise.all([
     page.waitForEvent('filechooser'),
-    page.getByRole('button', { name: 'Choose files…' }).click(),
+    page.getByRole('button', { name: t('upload.choose'), exact: true }).click(),
   ]);
   await chooser.setFiles(pdfPath);
-  const ready = page.getByRole('list', { name: 'Files ready to upload' });
+  const ready = page.getByRole('list', { name: t('upload.ready'), exact: true });
   await ready.getByText(FILENAME, { exact: true }).waitFor();
   const [ingest] = await Promise.all([
     page.waitForResponse((r) => r.url().includes('/api/v1/ingest') && r.request().method() === 'POST'),
-    page.getByRole('button', { name: 'Upload', exact: true }).click(),
+    page.getByRole('button', { name: t('upload.upload'), exact: true }).click(),
   ]);
   check(ingest.status() === 202, `upload returned HTTP ${ingest.status()}: ${await ingest.text()}`);
   const ingestUrl = new URL(ingest.url());
@@ -402,19 +426,17 @@ async function run(page) {
   check(documentId, 'upload response has no document_id');
   log(`uploaded ${FILENAME} as ${documentId}`);
 
-  // The row of this upload (a same-named older document may still be listed while it is replaced).
-  const row = page.locator('article', { has: page.locator(`button[aria-controls="chunks-${documentId}"]`) });
+  const row = documentRow(page, documentId);
   await row.waitFor();
-  check((await row.getAttribute('aria-label')) === FILENAME, `row label is not ${FILENAME}`);
-
   // --- Follow the progress bar until the status is Indexed.
   const status = row.getByTestId('status-badge');
+  const indexedLabel = t('documents.status.indexed');
+  const failedLabel = t('documents.status.failed');
   const seen = [];
   const deadline = Date.now() + indexTimeoutMs;
-  let lastValue = -1;
   for (;;) {
     const statusText = (await status.textContent())?.trim();
-    if (statusText === 'Indexed' || statusText === 'Failed') break;
+    if (statusText === indexedLabel || statusText === failedLabel) break;
     const bar = row.getByRole('progressbar');
     if (await bar.count()) {
       const label = (await row.getByTestId('progress-stage').textContent().catch(() => null))?.trim();
@@ -423,30 +445,44 @@ async function run(page) {
         seen.push(`${label} (${value}%)`);
         log(`progress: ${label} (${value}%)`);
       }
-      if (Number.isFinite(value)) lastValue = Math.max(lastValue, value);
     }
     check(Date.now() < deadline, `${FILENAME} not indexed after ${indexTimeoutMs / 1000}s; last status ` +
       `${statusText}, progress seen: ${seen.join(' → ') || 'none'}`);
     await page.waitForTimeout(100);
   }
   const finalStatus = (await status.textContent())?.trim();
-  if (finalStatus !== 'Indexed') {
+  if (finalStatus !== indexedLabel) {
     const reason = await row.getByRole('alert').allTextContents().catch(() => []);
     throw new CheckFailed(`${FILENAME} ended as ${finalStatus}: ${reason.join(' ')}`);
   }
   check(seen.length > 0, 'the progress bar was never shown while the document was processed');
   check((await row.getByRole('progressbar').count()) === 0, 'progress bar still shown after indexing');
   log(`indexed; progress seen: ${seen.join(' → ')}`);
+  return documentId;
+}
 
-  await row.getByText('Chunked by question').waitFor();
+/** The row of the upload `documentId` (a same-named older document may still be listed while it is replaced). */
+const documentRow = (page, documentId) =>
+  page.locator('article', { has: page.locator(`button[aria-controls="chunks-${documentId}"]`) });
+
+/** The RAG Database page with FILENAME indexed: its row, Q&A chunks, delete dialog, search and filters, phone. */
+async function databaseChecks(page, t, documentId, shot) {
+  const row = documentRow(page, documentId);
+  await row.waitFor();
+  check((await row.getAttribute('aria-label')) === FILENAME, `row label is not ${FILENAME}`);
+  check((await row.getByTestId('status-badge').textContent())?.trim() === t('documents.status.indexed'),
+    `${FILENAME} is not "${t('documents.status.indexed')}"`);
+  await row.getByText(t('format.strategy.question.badge'), { exact: true }).waitFor();
   const rowText = await row.innerText();
-  const chunkCount = Number(/(\d+) chunks?/.exec(rowText)?.[1] ?? 0);
+  const counted = [t.starts('documents.chunks', { count: 1 }), t.starts('documents.chunks', { count: 2 })]
+    .map((rx) => new RegExp(rx.source.slice(1).replace('\\d+', '(\\d+)')).exec(rowText)).find(Boolean);
+  const chunkCount = Number(counted?.[1] ?? 0);
   check(chunkCount > 0, `row shows no chunks after indexing: ${rowText}`);
-  check(!/Fell back to/.test(rowText), `question chunking fell back: ${rowText}`);
+  check(!new RegExp(t.starts('documents.fellBack').source.slice(1)).test(rowText), `question chunking fell back: ${rowText}`);
 
   // --- Expand the document and check its Q&A chunks.
-  await row.getByRole('button', { name: `Show chunks of ${FILENAME}` }).click();
-  const chunkList = row.getByRole('list', { name: `Chunks of ${FILENAME}` });
+  await row.getByRole('button', { name: t('documents.showChunksOf', { name: FILENAME }), exact: true }).click();
+  const chunkList = row.getByRole('list', { name: t('chunks.list', { name: FILENAME }), exact: true });
   await chunkList.waitFor();
   const qaCards = chunkList.locator('article[data-chunk-kind="qa"]');
   await qaCards.first().waitFor();
@@ -458,45 +494,100 @@ async function run(page) {
   const expectedIds = truth.queries.map((q) => q.expected_qa_id);
   const missing = expectedIds.filter((id) => !qaHeadings.some((h) => h?.startsWith(`${id} — `)));
   check(missing.length === 0, `Q&A chunks missing for ${missing.join(', ')}`);
-  const firstCard = qaCards.first();
-  const firstBody = (await firstCard.innerText()).trim();
+  const firstBody = (await qaCards.first().innerText()).trim();
   check(firstBody.length > (qaHeadings[0]?.length ?? 0) + 20, `first Q&A chunk shows no answer text: ${firstBody}`);
   log(`${cardCount} chunk cards, ${qaHeadings.length} Q&A, e.g. "${a1}"`);
 
   // Screenshot: the expanded document at the top of the viewport, with the upload panel above it.
   await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshot(page, 'rag-database-1280.png', SHOT_WIDE);
-  await screenshot(page, 'rag-database-900.png', SHOT_NARROW);
+  await screenshot(page, shot('rag-database', 1280), SHOT_WIDE);
+  await screenshot(page, shot('rag-database', 900), SHOT_NARROW);
   await row.scrollIntoViewIfNeeded();
   await page.evaluate(() => {
-    const h = [...document.querySelectorAll('h2')].find((e) => e.textContent === 'Documents');
-    h?.scrollIntoView({ block: 'start' });
-    window.scrollBy(0, -70); // below the fixed header
+    document.getElementById('documents-heading')?.scrollIntoView({ block: 'start' });
+    window.scrollBy(0, -((document.querySelector('header')?.offsetHeight ?? 56) + 14)); // below the fixed header
   });
-  await screenshot(page, 'rag-database-chunks-900.png', SHOT_NARROW);
+  await screenshot(page, shot('rag-database-chunks', 900), SHOT_NARROW);
   await page.setViewportSize(WIDE);
-  await axeCheck(page, 'RAG Database, chunks shown');
+  await axeCheck(page, t.lang, 'RAG Database, chunks shown');
 
   // --- The delete confirmation (cancelled): focus on Cancel, checked by axe.
-  await row.getByRole('button', { name: `Delete document ${FILENAME}` }).click();
-  const deleteDialog = page.getByRole('dialog', { name: 'Delete this document?' });
+  await row.getByRole('button', { name: t('documents.deleteLabel', { name: FILENAME }), exact: true }).click();
+  const deleteDialog = page.getByRole('dialog', { name: t('documents.deleteTitle'), exact: true });
   await deleteDialog.waitFor();
-  await deleteDialog.getByRole('button', { name: 'Cancel' }).waitFor();
-  check(await deleteDialog.getByRole('button', { name: 'Cancel' }).evaluate((b) => b === document.activeElement),
-    'the delete confirmation does not open with the focus on Cancel');
-  await axeCheck(page, 'delete confirmation dialog');
-  await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+  const cancel = deleteDialog.getByRole('button', { name: t('common.cancel'), exact: true });
+  await cancel.waitFor();
+  check(await cancel.evaluate((b) => b === document.activeElement), 'the delete confirmation does not open with the focus on Cancel');
+  await axeCheck(page, t.lang, 'delete confirmation dialog');
+  await cancel.click();
   await deleteDialog.waitFor({ state: 'detached' });
 
-  await searchAndFilter(page, row);
-  await checkPhone(page, 'rag-database');
+  await searchAndFilter(page, t, row);
+  await checkHtmlLang(page, t, 'RAG Database');
+  await checkPhone(page, shot('rag-database'));
   await page.setViewportSize(WIDE);
+}
+
+/**
+ * Run every check in the language of `t` (the interface already in it). `first`: this run uploads
+ * the fixture (else it is already indexed, as `state.documentId`).
+ */
+async function run(page, t, state, first) {
+  const lang = t.lang;
+  const shot = (name, width) => `${name}-${lang}${width ? `-${width}.png` : ''}`;
+  // Every API request must carry the key as a Bearer header, never in its URL.
+  const apiRequests = [];
+  const onRequest = (r) => {
+    if (r.url().includes('/api/v1/')) apiRequests.push({ url: r.url(), auth: r.headers()['authorization'] ?? '' });
+  };
+  page.on('request', onRequest);
+
+  // --- Open the app: the sign-in screen. A wrong key is refused there.
+  const response = await page.goto(`${base}/`);
+  check(response?.ok(), `GET ${base}/ returned ${response?.status()}`);
+  await page.getByRole('heading', { name: t('signIn.title'), exact: true }).waitFor();
+  await checkHtmlLang(page, t, 'sign-in');
+  await screenshot(page, shot('signin', 1280), WIDE);
+  await axeCheck(page, lang, 'sign-in');
+  await checkPhone(page, shot('signin'));
+  await page.setViewportSize(WIDE);
+  await page.getByLabel(t.starts('signIn.keyLabel')).fill('lgk_00000000_notAKeyNotAKeyNotAKeyNotAKey');
+  await page.getByRole('button', { name: t('signIn.submit'), exact: true }).click();
+  await page.getByText(t.starts('signIn.notAccepted')).waitFor();
+  log('a wrong key is refused on the sign-in screen');
+
+  // --- Sign in as a member; LTT is the start page. Go to the RAG Database page via the nav bar.
+  const member = await signIn(page, t, memberKey);
+  check(member.role === 'member', `signed in as a ${member.role}, expected member: "${member.text}"`);
+  await page.getByRole('heading', { name: t('ltt.title'), exact: true }).waitFor();
+  await checkHtmlLang(page, t, 'LTT');
+  log(`signed in as a member: "${member.text}"`);
+  check((await page.context().cookies()).length === 0, 'the app set cookies');
+  await openRagDatabase(page, t);
+  // The progress must come from the SSE stream, not from polling.
+  await page.getByText(t('database.live.open'), { exact: true }).waitFor({ timeout: 20_000 });
+  log('RAG Database page open, live updates on');
+  const events = apiRequests.find((r) => r.url.includes('/api/v1/events'));
+  check(events?.auth === `Bearer ${memberKey}`, 'the event stream was not requested with the Bearer key');
+
+  if (first) state.documentId = await uploadFixture(page, t);
+  await databaseChecks(page, t, state.documentId, shot);
 
   // --- Ask one of E's truth queries on the LTT page.
   const query = truth.queries[0];
-  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'LTT' }).click();
+  await mainNav(page, t).getByRole('link', { name: t('nav.ltt.label'), exact: true }).click();
   await page.waitForURL(`${base}/`);
-  const box = page.getByRole('textbox', { name: 'Question' });
+  // The history of an earlier run (same key, same browser) is there: clear it.
+  const anyHistory = page.getByRole('region', { name: t.rx('history.heading') });
+  if (!first) {
+    await anyHistory.waitFor();
+    await anyHistory.getByRole('button', { name: t('history.clear'), exact: true }).click();
+    await anyHistory.waitFor({ state: 'detached' });
+    log('the earlier run\'s history cleared');
+  }
+  check((await anyHistory.count()) === 0, 'a history is shown before any question');
+  await axeCheck(page, lang, 'Ask (LTT), before a question');
+  const box = page.getByRole('textbox', { name: t('ask.question'), exact: true });
   await box.fill(query.query);
   const [answer] = await Promise.all([
     page.waitForResponse((r) => r.url().endsWith('/api/v1/query') && r.request().method() === 'POST',
@@ -504,19 +595,25 @@ async function run(page) {
     box.press('Enter'),
   ]);
   check(answer.status() === 200, `query returned HTTP ${answer.status()}: ${await answer.text()}`);
-  await page.getByRole('heading', { name: 'Answer', level: 2 }).waitFor();
-  await page.getByText(`Q: ${query.query}`).waitFor();
+  const answered = await answer.json();
+  check(answered.covered !== false, `"${query.query}" came back not covered (coverage value ` +
+    `${answered.coverage?.value?.toFixed?.(3)}, threshold ${answered.coverage?.threshold})`);
+  await page.getByRole('heading', { name: t('answer.title'), level: 2, exact: true }).waitFor();
+  const questionHeading = page.getByRole('heading', { name: `${t('answer.questionPrefix')}${query.query}`, exact: true });
+  await questionHeading.waitFor();
   const mode = await page.locator('[data-answer-mode]').getAttribute('data-answer-mode');
   check(mode === 'llm' || mode === 'extractive', `no answer-mode badge (got ${mode})`);
-  const sources = page.getByRole('region', { name: /^Sources \(\d+\)$/ }).getByRole('listitem');
+  const sourcesRegion = page.getByRole('region', { name: t.rx('sources.heading', { title: t('sources.title') }) });
+  const sources = sourcesRegion.getByRole('listitem');
   await sources.first().waitFor();
   // A card whose own heading is "[n] E_基礎設施.pdf" (other cards may name it under "Also in").
-  const fromE = sources.filter({ hasText: new RegExp(`\\[\\d+\\] ${FILENAME.replace('.', '\\.')}`) });
+  const fromE = sources.filter({ hasText: new RegExp(`\\[\\d+\\] ${escapeRx(FILENAME)}`) });
   check((await fromE.count()) > 0, `no source from ${FILENAME}: ${(await sources.allInnerTexts()).join(' | ')}`);
   const sourceTexts = await fromE.allInnerTexts();
-  check(sourceTexts.some((t) => t.includes(`${query.expected_qa_id} — `)),
+  check(sourceTexts.some((text) => text.includes(`${query.expected_qa_id} — `)),
     `expected ${query.expected_qa_id} among the sources of "${query.query}": ${sourceTexts.map(sourceRef).join(' | ')}`);
-  log(`answer (${mode}) with ${await sources.count()} sources; ${FILENAME}: ${sourceTexts.map(sourceRef).join(' | ')}`);
+  log(`answer (${mode}, coverage ${answered.coverage?.value?.toFixed?.(3)} >= ${answered.coverage?.threshold}) with ` +
+    `${await sources.count()} sources; ${FILENAME}: ${sourceTexts.map(sourceRef).join(' | ')}`);
 
   // --- The prepared answer, verbatim, under its question id; its internal note styled and labelled.
   const pair = truth.qa_pairs.find((p) => p.qa_id === query.expected_qa_id);
@@ -532,7 +629,7 @@ async function run(page) {
   const internal = card.locator('[data-block="internal"]');
   check((await internal.count()) === pair.internal_refs,
     `${await internal.count()} internal notes shown, the paper has ${pair.internal_refs}`);
-  await internal.first().getByText('Internal reference — do not read out').waitFor();
+  await internal.first().getByText(t('direct.internal'), { exact: true }).waitFor();
   const internalText = squash(await internal.first().innerText());
   check(internalText.includes(squash(pair.answer_last_sentence)),
     `the internal note does not hold the paper's internal sentence "${pair.answer_last_sentence}"`);
@@ -543,13 +640,25 @@ async function run(page) {
   });
   check(parseFloat(style.border) >= 3 && style.background !== style.card,
     `the internal note is not set apart: border ${style.border} ${style.color}, background ${style.background} on ${style.card}`);
-  log(`prepared answer: "${heading.slice(0, 40)}…" verbatim; internal note labelled (border ${style.border} ${style.color}, ` +
-    `background ${style.background})`);
-  await axeCheck(page, 'answer shown');
+  log(`prepared answer: "${heading.slice(0, 40)}…" verbatim; internal note labelled "${t('direct.internal')}" ` +
+    `(border ${style.border} ${style.color}, background ${style.background})`);
+  // The paper's Chinese (the question, the prepared answer, the sources' passages and names) is
+  // marked lang="zh-HK" for screen readers and fonts: in the English interface every piece of it
+  // must be inside such an element (in the Chinese one the page's own lang covers it too).
+  const contentParts = 'main h3, [data-direct-kind], [data-sources]';
+  const unmarked = await unmarkedChinese(page, contentParts);
+  const chineseParts = await page.evaluate((sel) => [...document.querySelectorAll(sel)]
+    .filter((e) => /\p{Script=Han}/u.test(e.textContent ?? '')).length, contentParts);
+  check(chineseParts > 0, `no Chinese content found under ${contentParts}`);
+  if (lang === 'en') {
+    check(unmarked.length === 0, `Chinese content in the English interface not inside lang="zh-HK": ${unmarked.slice(0, 8).join(' | ')}`);
+    log(`Chinese content (question, answer, sources) inside lang="zh-HK" elements, <html lang="en">`);
+  }
+  await axeCheck(page, lang, 'answer shown');
 
   // --- The viewer: the cited source opens on its page with the cited words highlighted.
   const cited = fromE.filter({ hasText: `${query.expected_qa_id} — ` }).first();
-  await cited.getByRole('button', { name: /^View source \d+ in / }).click();
+  await cited.getByRole('button', { name: t.rx('sources.view', { name: FILENAME }) }).click();
   const viewer = page.getByRole('dialog', { name: FILENAME });
   await viewer.waitFor();
   await viewer.getByTestId('highlight').first().waitFor({ timeout: 30_000 });
@@ -559,29 +668,41 @@ async function run(page) {
   check(layerText.includes(cue) || layerText.includes(squash(pair.question).slice(0, 16)),
     `the highlight layer does not cover the cited text ("${cue}…"): "${layerText.slice(0, 120)}"`);
   const pageLabel = await viewer.locator('canvas[role="img"]').getAttribute('aria-label');
+  check(pageLabel === t('viewer.canvas', { page: pageLabel?.match(/\d+/)?.[0], name: FILENAME }),
+    `the viewer's page is named "${pageLabel}", not in ${lang}`);
   log(`viewer: ${pageLabel}, ${marks} highlighted lines, over "${layerText.slice(0, 30)}…"`);
-  await axeCheck(page, 'source viewer dialog');
-  await viewer.getByRole('button', { name: 'Close dialog' }).click();
+  await axeCheck(page, lang, 'source viewer dialog');
+  await viewer.getByRole('button', { name: t('common.closeDialog'), exact: true }).click();
   await viewer.waitFor({ state: 'detached' });
 
-  // --- Export the speaking note: Markdown and DOCX, with the answer and its source, without the internal note.
-  const exportGroup = page.getByRole('group', { name: 'Export as speaking note' });
-  const md = await download(page, exportGroup.getByRole('button', { name: 'Download Markdown' }));
-  const docx = await download(page, exportGroup.getByRole('button', { name: 'Download DOCX' }));
+  // --- Export the speaking note: Markdown and DOCX, with the answer and its source, its own words
+  // in the interface language, without the internal note.
+  const exportGroup = page.getByRole('group', { name: t('export.group'), exact: true });
+  const md = await download(page, exportGroup.getByRole('button', { name: t('export.markdown'), exact: true }), lang);
+  await exportGroup.getByText(t('export.saved', { name: md.name }), { exact: true }).waitFor();
+  const docx = await download(page, exportGroup.getByRole('button', { name: t('export.docx'), exact: true }), lang);
   const docxBody = docxText(docx.bytes);
+  const other = translator(lang === 'en' ? 'zh-HK' : 'en');
   for (const [what, text] of [[md.name, md.bytes.toString('utf8')], [docx.name, docxBody]]) {
     const flat = squash(text);
     check(flat.includes(squash(pair.answer_first_sentence)), `${what} lacks the answer's first sentence`);
     check(flat.includes(squash(`${pair.qa_id}`)) && flat.includes(squash(FILENAME)), `${what} lacks the question id or the source`);
     check(!flat.includes(squash(pair.answer_last_sentence)), `${what} holds the internal note: "${pair.answer_last_sentence}"`);
-    check(!/內部參考|內部補充|Internal reference —/.test(text), `${what} holds an internal-note label`);
+    check(!/\[內部參考|\[內部補充/.test(text) && !text.includes(t('direct.internal')) && !text.includes(other('direct.internal')),
+      `${what} holds an internal-note label`);
+    for (const key of ['note.title', 'note.answer', 'note.sources']) {
+      check(text.includes(t(key)), `${what} lacks "${t(key)}" (${key} in ${lang})`);
+      check(!text.includes(other(key)), `${what} holds "${other(key)}" (${key} of the other language)`);
+    }
+    check(text.includes(t('note.lead', { label: t('note.question') })), `${what} lacks "${t('note.lead', { label: t('note.question') })}"`);
   }
-  log(`exported ${md.name} (${md.bytes.length} B) and ${docx.name} (${docx.bytes.length} B): answer and sources, ` +
-    'no internal note');
+  check(md.bytes.toString('utf8').startsWith(`# ${t('note.title')}\n`), `${md.name} does not open with "# ${t('note.title')}"`);
+  log(`exported ${md.name} (${md.bytes.length} B) and ${docx.name} (${docx.bytes.length} B) in ${lang}: answer and sources, ` +
+    `"${t('note.title')}", "${t('note.answer')}", "${t('note.sources')}", no internal note`);
 
   // --- Open the first E source's one-page PDF: a new tab, fetched with the key (a plain link could
   // not send it), shown from a blob: URL.
-  const link = fromE.first().getByRole('link', { name: /Open page PDF/ });
+  const link = fromE.first().getByRole('link').filter({ hasText: t('common.openPagePdf') }).first();
   check((await link.getAttribute('target')) === '_blank', 'source PDF link does not open in a new tab');
   const href = await link.getAttribute('href');
   check(href, 'source has no PDF link');
@@ -596,26 +717,28 @@ async function run(page) {
   await popup.waitForURL(/^blob:/, { timeout: 15_000 });
   log(`source PDF opened in a new tab: ${popup.url()}`);
   await popup.close();
-  // The same URL answers a PDF with the key, and 401 without.
-  const pdf = await page.request.get(pdfUrl, { headers: { Authorization: `Bearer ${memberKey}` } });
-  const type = pdf.headers()['content-type'] ?? '';
-  const body = await pdf.body();
-  check(pdf.status() === 200, `GET ${pdfUrl} returned HTTP ${pdf.status()}`);
-  check(type.startsWith('application/pdf'), `GET ${pdfUrl} content-type is ${type}`);
-  check(body.subarray(0, 5).toString('latin1') === '%PDF-', `GET ${pdfUrl} is not a PDF`);
-  const keyless = await page.request.get(pdfUrl);
-  check(keyless.status() === 401, `GET ${pdfUrl} without a key returned HTTP ${keyless.status()}`);
-  log(`source PDF ${href}: HTTP 200, ${type}, ${body.length} bytes; without the key 401`);
+  if (first) {
+    // The same URL answers a PDF with the key, and 401 without (the gateway's, not the language's).
+    const pdf = await page.request.get(pdfUrl, { headers: { Authorization: `Bearer ${memberKey}` } });
+    const type = pdf.headers()['content-type'] ?? '';
+    const body = await pdf.body();
+    check(pdf.status() === 200, `GET ${pdfUrl} returned HTTP ${pdf.status()}`);
+    check(type.startsWith('application/pdf'), `GET ${pdfUrl} content-type is ${type}`);
+    check(body.subarray(0, 5).toString('latin1') === '%PDF-', `GET ${pdfUrl} is not a PDF`);
+    const keyless = await page.request.get(pdfUrl);
+    check(keyless.status() === 401, `GET ${pdfUrl} without a key returned HTTP ${keyless.status()}`);
+    log(`source PDF ${href}: HTTP 200, ${type}, ${body.length} bytes; without the key 401`);
+  }
 
   await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshot(page, 'ltt-1280.png', SHOT_WIDE);
-  await screenshot(page, 'ltt-900.png', SHOT_NARROW);
+  await screenshot(page, shot('ltt', 1280), SHOT_WIDE);
+  await screenshot(page, shot('ltt', 900), SHOT_NARROW);
   // The sources (below the extractive answer's passages).
-  for (const [name, viewport] of [['ltt-sources-1280.png', WIDE], ['ltt-sources-900.png', NARROW]]) {
+  for (const [name, viewport] of [[shot('ltt-sources', 1280), WIDE], [shot('ltt-sources', 900), NARROW]]) {
     await page.setViewportSize(viewport);
     await page.evaluate(() => {
-      document.getElementById('sources-heading')?.scrollIntoView({ block: 'start' });
-      window.scrollBy(0, -70); // below the fixed header
+      document.querySelector('[data-sources]')?.scrollIntoView({ block: 'start' });
+      window.scrollBy(0, -((document.querySelector('header')?.offsetHeight ?? 56) + 14)); // below the fixed header
     });
     await screenshot(page, name, viewport);
   }
@@ -623,133 +746,252 @@ async function run(page) {
 
   // --- At a phone's width: the answer fits and reads as reflowed prose.
   await page.evaluate(() => document.querySelector('[data-direct-kind]')?.scrollIntoView({ block: 'start' }));
-  await page.evaluate(() => window.scrollBy(0, -70));
-  await checkPhone(page, 'ltt', '[data-direct-kind]');
+  await page.evaluate(() => window.scrollBy(0, -((document.querySelector('header')?.offsetHeight ?? 56) + 14)));
+  await checkPhone(page, shot('ltt'), '[data-direct-kind]');
   const reflow = await checkReflowed(page, '[data-direct-kind]');
   log(`answer reflowed: ${reflow.blocks} paragraphs, white-space normal, ${reflow.brs} line breaks, none inside a sentence`);
   await page.setViewportSize(WIDE);
 
-  // --- A question no paper answers: "Not covered", plainly.
-  await box.fill(UNANSWERABLE);
+  // --- A question no paper answers (in the interface's language): "Not covered", plainly.
+  const unanswerable = fireworks(lang === 'zh-HK' ? 'zh' : 'en');
+  await box.fill(unanswerable);
   const [unanswered] = await Promise.all([
     page.waitForResponse((r) => r.url().endsWith('/api/v1/query') && r.request().method() === 'POST', { timeout: 60_000 }),
     box.press('Enter'),
   ]);
   check(unanswered.status() === 200, `query returned HTTP ${unanswered.status()}`);
   const notCovered = await unanswered.json();
-  await page.getByText(`Q: ${UNANSWERABLE}`).waitFor();
-  await page.locator('[data-covered="false"]').getByText('Not covered', { exact: true }).waitFor();
-  await page.getByText("None of your department's papers answers this.").first().waitFor();
-  check(notCovered.covered === false, `"${UNANSWERABLE}" came back covered`);
-  check((await page.getByRole('region', { name: /^Sources \(\d+\)$/ }).count()) === 0, 'a not-covered answer lists sources');
-  log(`"${UNANSWERABLE}": Not covered (coverage value ${notCovered.coverage?.value?.toFixed?.(3)} < threshold ` +
+  check(notCovered.covered === false, `"${unanswerable}" came back covered (coverage value ` +
+    `${notCovered.coverage?.value?.toFixed?.(3)}, threshold ${notCovered.coverage?.threshold})`);
+  await page.getByRole('heading', { name: `${t('answer.questionPrefix')}${unanswerable}`, exact: true }).waitFor();
+  await page.locator('[data-covered="false"]').getByText(t('answer.notCovered'), { exact: true }).waitFor();
+  await page.getByText(t('answer.notCoveredText'), { exact: true }).first().waitFor();
+  check((await sourcesRegion.count()) === 0, 'a not-covered answer lists sources');
+  log(`"${unanswerable}": ${t('answer.notCovered')} (coverage value ${notCovered.coverage?.value?.toFixed?.(3)} < threshold ` +
     `${notCovered.coverage?.threshold})`);
-  await axeCheck(page, 'not-covered answer');
+  await axeCheck(page, lang, 'not-covered answer');
 
   // --- History: both questions, newest first; the first one shown again without asking again.
-  const history = page.getByRole('region', { name: 'Recent questions (2)' });
+  const history = page.getByRole('region', { name: t('history.heading', { count: 2 }), exact: true });
   await history.waitFor();
   const entries = history.getByRole('listitem');
   const entryTexts = await entries.allInnerTexts();
-  check(entryTexts[0].includes(UNANSWERABLE) && entryTexts[1].includes(query.query),
-    `history is not newest first: ${entryTexts.map((t) => t.split('\n')[0]).join(' | ')}`);
+  check(entryTexts.length === 2 && entryTexts[0].includes(unanswerable) && entryTexts[1].includes(query.query),
+    `history is not newest first: ${entryTexts.map((text) => text.split('\n')[0]).join(' | ')}`);
+  // (Badges are upper-cased by CSS, which innerText follows.)
+  check(entryTexts[0].toLowerCase().includes(t('answer.notCovered').toLowerCase()) && entryTexts[1].includes(query.expected_qa_id),
+    `history entries do not say "${t('answer.notCovered')}" and ${query.expected_qa_id}: ${entryTexts.join(' | ')}`);
   let asked = 0;
   const countQueries = (r) => { if (r.url().endsWith('/api/v1/query')) asked++; };
   page.on('request', countQueries);
   await entries.nth(1).getByRole('button').click();
-  await page.getByText(`Q: ${query.query}`).waitFor();
+  await questionHeading.waitFor();
   await page.locator('[data-direct-kind="qa"] [data-direct-question]').waitFor();
   page.off('request', countQueries);
   check(asked === 0, `showing a history entry sent ${asked} query request(s)`);
+  check((await entries.nth(1).innerText()).includes(t('history.shown')), `the entry shown again is not marked "${t('history.shown')}"`);
   log('history: 2 questions, newest first; the first answer shown again without a request');
 
   const leaked = apiRequests.filter((r) => [memberKey, readerKey, adminKey].some((k) => k && r.url.includes(k)));
   check(leaked.length === 0, `a key was sent in a URL: ${leaked.map((r) => r.url).join(', ')}`);
   const unsigned = apiRequests.filter((r) => !r.auth.startsWith('Bearer lgk_'));
   check(unsigned.length === 0, `API requests without the key: ${unsigned.map((r) => r.url).join(', ')}`);
+  page.off('request', onRequest);
 
   // --- Sign out; sign in as a reader of the same department: the document is there, but no upload
   // and no delete control.
-  await signOut(page);
-  const reader = await signIn(page, readerKey);
-  check(reader.role === 'reader' && /reader$/i.test(reader.text), `header after signing in as a reader: "${reader.text}"`);
+  await signOut(page, t);
+  const reader = await signIn(page, t, readerKey);
+  check(reader.role === 'reader', `signed in as a ${reader.role}, expected reader: "${reader.text}"`);
   check(reader.department === member.department,
     `the reader's department (${reader.department}) is not the member's (${member.department})`);
   log(`signed in as a reader: "${reader.text}"`);
-  await openRagDatabase(page);
-  const readerRow = page.getByRole('article', { name: FILENAME }).first();
+  await openRagDatabase(page, t);
+  const readerRow = page.getByRole('article', { name: FILENAME, exact: true }).first();
   await readerRow.waitFor();
-  await page.getByText('Read-only access').waitFor();
-  check((await page.getByRole('heading', { name: 'Upload documents' }).count()) === 0, 'a reader sees the upload panel');
-  check((await page.getByRole('button', { name: 'Choose files…' }).count()) === 0, 'a reader sees "Choose files…"');
+  await page.getByText(t('database.readOnly'), { exact: true }).waitFor();
+  check((await page.getByRole('heading', { name: t('upload.title'), exact: true }).count()) === 0, 'a reader sees the upload panel');
+  check((await page.getByRole('button', { name: t('upload.choose'), exact: true }).count()) === 0, 'a reader sees "Choose files…"');
   check((await page.locator('input[type="file"]').count()) === 0, 'a reader has a file input');
-  check((await page.getByRole('button', { name: /^Delete document/ }).count()) === 0, 'a reader sees a delete button');
-  await readerRow.getByRole('button', { name: `Show chunks of ${FILENAME}` }).click();
-  await readerRow.getByRole('list', { name: `Chunks of ${FILENAME}` }).locator('article').first().waitFor();
-  check((await page.getByRole('button', { name: /^Delete chunk/ }).count()) === 0, 'a reader sees a chunk delete button');
+  check((await page.getByRole('button', { name: t.starts('documents.deleteLabel') }).count()) === 0, 'a reader sees a delete button');
+  await readerRow.getByRole('button', { name: t('documents.showChunksOf', { name: FILENAME }), exact: true }).click();
+  await readerRow.getByRole('list', { name: t('chunks.list', { name: FILENAME }), exact: true }).locator('article').first().waitFor();
+  check((await page.getByRole('button', { name: t.starts('chunks.deleteLabel') }).count()) === 0, 'a reader sees a chunk delete button');
   await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshot(page, 'rag-database-reader-1280.png', SHOT_WIDE);
+  await screenshot(page, shot('rag-database-reader', 1280), SHOT_WIDE);
   await page.setViewportSize(WIDE);
   log('a reader sees the document and no upload or delete control');
 
   if (!adminKey) {
     log('LEGCO_E2E_ADMIN_KEY not set: admin checks skipped');
+    await signOut(page, t);
     return;
   }
   // --- Sign in as the admin: a department filter on the RAG Database page, and the Keys page.
-  await signOut(page);
-  const admin = await signIn(page, adminKey);
-  check(admin.role === 'admin' && /admin$/i.test(admin.text), `header after signing in as the admin: "${admin.text}"`);
-  await openRagDatabase(page);
+  await signOut(page, t);
+  const admin = await signIn(page, t, adminKey);
+  check(admin.role === 'admin', `signed in as a ${admin.role}, expected admin: "${admin.text}"`);
+  await openRagDatabase(page, t);
   const memberDepartment = member.department;
-  const filter = page.getByRole('combobox', { name: /^Show department/ });
-  await page.getByRole('article', { name: FILENAME }).first().waitFor();
+  const filter = page.getByRole('combobox', { name: t.starts('filters.department') });
+  await page.getByRole('article', { name: FILENAME, exact: true }).first().waitFor();
   const options = await filter.locator('option').allTextContents();
   check(options.includes(memberDepartment), `department filter options ${options.join(', ')} lack ${memberDepartment}`);
+  check(options.includes(t('filters.allDepartments')), `department filter lacks "${t('filters.allDepartments')}"`);
   await Promise.all([
     page.waitForResponse((r) => r.url().includes(`/api/v1/documents?department=${encodeURIComponent(memberDepartment)}`)),
     filter.selectOption(memberDepartment),
   ]);
-  await page.getByRole('article', { name: FILENAME }).first().waitFor();
+  await page.getByRole('article', { name: FILENAME, exact: true }).first().waitFor();
   log(`admin filter: ${options.length - 1} departments, ${memberDepartment} shows ${FILENAME}`);
 
-  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Keys' }).click();
+  await mainNav(page, t).getByRole('link', { name: t('nav.keys.label'), exact: true }).click();
   await page.waitForURL(`${base}/keys`);
-  const table = page.getByRole('table', { name: 'Keys' });
+  const table = page.getByRole('table', { name: t('nav.keys.label'), exact: true });
   await table.waitFor();
+  await checkHtmlLang(page, t, 'Keys');
   for (const key of [memberKey, readerKey, adminKey]) {
     await table.getByText(prefixOf(key), { exact: true }).waitFor();
   }
-  await axeCheck(page, 'Keys');
-  await checkPhone(page, 'keys');
+  await axeCheck(page, lang, 'Keys');
+  await checkPhone(page, shot('keys'));
   await page.setViewportSize(WIDE);
   check(!(await table.innerText()).includes('lgk_'), 'the key table shows a whole key');
-  const form = page.getByRole('form', { name: 'Create a key' });
-  await form.getByRole('combobox', { name: /^Department/ }).fill(memberDepartment);
-  await form.getByRole('combobox', { name: /^Role/ }).selectOption('reader');
-  await form.getByRole('textbox', { name: /^Label/ }).fill('ui-e2e temporary');
-  await form.getByRole('button', { name: 'Create key' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New API key' });
+  const form = page.getByRole('form', { name: t('keys.create'), exact: true });
+  await form.getByRole('combobox', { name: t.starts('keys.department') }).fill(memberDepartment);
+  await form.getByRole('combobox', { name: t.starts('keys.role') }).selectOption('reader');
+  await form.getByRole('textbox', { name: t.starts('keys.label') }).fill('ui-e2e temporary');
+  await form.getByRole('button', { name: t('keys.createSubmit'), exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: t('keys.newKey'), exact: true });
   await dialog.waitFor();
-  const created = await dialog.getByRole('textbox', { name: 'API key' }).inputValue();
-  await axeCheck(page, 'new key dialog');
+  const created = await dialog.getByRole('textbox', { name: t('signIn.keyLabel'), exact: true }).inputValue();
+  await axeCheck(page, lang, 'new key dialog');
   check(/^lgk_[0-9a-f]{8}_\S+$/.test(created), `the new key looks wrong: ${created.slice(0, 14)}…`);
-  await dialog.getByText(/will not be shown again/).waitFor();
-  await dialog.getByRole('button', { name: 'Done' }).click();
+  await dialog.getByText(t('keys.copyNowText'), { exact: true }).waitFor();
+  await dialog.getByRole('button', { name: t('keys.done'), exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
   const createdRow = table.getByRole('row').filter({ hasText: prefixOf(created) });
   await createdRow.waitFor();
-  await createdRow.getByRole('button', { name: `Revoke key ${prefixOf(created)}` }).click();
-  const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+  await createdRow.getByRole('button', { name: t('keys.revokeLabel', { prefix: prefixOf(created) }), exact: true }).click();
+  const confirm = page.getByRole('dialog', { name: t('keys.revokeTitle'), exact: true });
   await confirm.waitFor();
-  await axeCheck(page, 'revoke confirmation dialog');
-  await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
-  await createdRow.getByText(/^Revoked/).waitFor();
+  await axeCheck(page, lang, 'revoke confirmation dialog');
+  await confirm.getByRole('button', { name: t('keys.revoke'), exact: true }).click();
+  await createdRow.getByText(t.starts('keys.revoked')).waitFor();
   const revoked = await page.request.get(`${base}/api/v1/whoami`, { headers: { Authorization: `Bearer ${created}` } });
   check(revoked.status() === 401, `the revoked key still answers HTTP ${revoked.status()}`);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshot(page, 'keys-1280.png', SHOT_WIDE);
+  await screenshot(page, shot('keys', 1280), SHOT_WIDE);
+  await page.setViewportSize(WIDE);
   log(`keys page: created ${prefixOf(created)} (shown once), revoked it, its next request got 401`);
+  await signOut(page, t);
+}
+
+/**
+ * Pick `t`'s language with the header's switcher (signed in): the interface, `<html lang>` and the
+ * stored choice follow, and a reload keeps it although the browser prefers another language.
+ */
+async function switchLanguage(page, from, t) {
+  const switcher = page.getByTestId('language-switcher');
+  check((await switcher.getAttribute('aria-label')) === from('language.label'), `the switcher is not named "${from('language.label')}"`);
+  await switcher.selectOption(t.lang);
+  await mainNav(page, t).waitFor();
+  await checkHtmlLang(page, t, 'after the switch');
+  check((await switcher.getAttribute('aria-label')) === t('language.label'), `the switcher's name did not follow to ${t.lang}`);
+  const stored = await page.evaluate(() => localStorage.getItem('legco.language'));
+  check(stored === t.lang, `the choice is stored as ${stored}, expected ${t.lang}`);
+  await page.reload();
+  await mainNav(page, t).waitFor();
+  await checkHtmlLang(page, t, 'after a reload');
+  check((await switcher.inputValue()) === t.lang, `after a reload the switcher shows ${await switcher.inputValue()}`);
+  const browser = await page.evaluate(() => navigator.languages.join(','));
+  log(`language switched from ${from.lang} to ${t.lang} with the switcher; remembered over a reload (browser prefers ${browser})`);
+  await signOut(page, t);
+}
+
+async function main() {
+  check(existsSync(executablePath), `Chromium not found at ${executablePath} (run scripts/deps.sh browser)`);
+  check(existsSync(pdfPath), `corpus fixture not found: ${pdfPath}`);
+  check(memberKey.startsWith('lgk_') && readerKey.startsWith('lgk_'),
+    'LEGCO_E2E_MEMBER_KEY and LEGCO_E2E_READER_KEY must hold API keys (lgk_…)');
+  check(LANGUAGES.length > 0, 'UI_E2E_LANGUAGES names no language');
+  mkdirSync(outDir, { recursive: true });
+  const translators = LANGUAGES.map(translator);
+
+  const profile = mkdtempSync(path.join(tmpdir(), 'legco-ui-e2e-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: WIDE,
+    // The browser prefers the first language: the app must pick it without a stored choice.
+    locale: LANGUAGES[0] === 'en' ? 'en-HK' : LANGUAGES[0],
+    timezoneId: 'Asia/Hong_Kong',
+    acceptDownloads: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const pageErrors = [];
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(30_000);
+  // The Dropzone (react-dropzone) opens Chromium's File System Access picker when it exists, which
+  // Playwright cannot drive; without it "Choose files…" clicks the <input type=file> as in other
+  // browsers, and Playwright answers that file chooser.
+  await page.addInitScript(() => {
+    for (let o = window; o; o = Object.getPrototypeOf(o)) {
+      if (Object.prototype.hasOwnProperty.call(o, 'showOpenFilePicker')) delete o.showOpenFilePicker;
+    }
+  });
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') log(`browser console error: ${msg.text()}`);
+  });
+
+  const state = { documentId: null };
+  const took = {};
+  try {
+    for (const [i, t] of translators.entries()) {
+      const started = Date.now();
+      log(`=== interface language ${t.lang}${i === 0 ? ' (the browser\'s; uploads the fixture)' : ''}`);
+      if (i > 0) {
+        // Signed in again (the reader's key: any key will do) to reach the header's switcher.
+        const from = translators[i - 1];
+        await page.goto(`${base}/`);
+        await signIn(page, from, readerKey);
+        await switchLanguage(page, from, t);
+      }
+      await run(page, t, state, i === 0);
+      took[t.lang] = (Date.now() - started) / 1000;
+      log(`=== ${t.lang}: every check passed in ${took[t.lang].toFixed(0)}s`);
+    }
+    check(pageErrors.length === 0, `uncaught errors in the page:\n${pageErrors.join('\n')}`);
+    for (const [lang, totals] of Object.entries(axeTotals)) {
+      log(`axe-core [${lang}]: ${totals.checks} pages and dialogs checked, ` +
+        `${axeFindings.filter((v) => v.where.startsWith(`${lang} `)).length} critical/serious violation types on ` +
+        `${totals.violations} elements; minor: ${[...totals.minor].join(', ') || 'none'}`);
+    }
+    check(axeFindings.length === 0, `axe-core found critical or serious violations:\n${axeFindings
+      .map((v) => `  [${v.where}] ${v.impact} ${v.id} ×${v.count}: ${v.help}\n${v.nodes.map((n) => `      ${n}`).join('\n')}`)
+      .join('\n')}`);
+    log(`languages: ${Object.entries(took).map(([lang, s]) => `${lang} ${s.toFixed(0)}s`).join(', ')}`);
+  } catch (err) {
+    for (const v of axeFindings) log(`axe [${v.where}] ${v.impact} ${v.id} ×${v.count}: ${v.help}; ${v.nodes.join(' | ')}`);
+    await page
+      .screenshot({ path: path.join(outDir, 'failure.png'), fullPage: true })
+      .then(() => log(`failure screenshot ${path.join(outDir, 'failure.png')}`))
+      .catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
 }
 
 main().then(

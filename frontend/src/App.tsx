@@ -1,4 +1,5 @@
 import { AppShell, Center, Loader } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Route, Routes } from 'react-router-dom';
 import { NavBar } from './components/NavBar';
 import { KeysPage } from './pages/KeysPage';
@@ -9,17 +10,20 @@ import { useSession } from './lib/session';
 
 /** The pages, once signed in; the sign-in screen before. */
 export function App() {
+  const { t } = useTranslation();
   const { state } = useSession();
   if (state.status === 'restoring') {
     return (
       <Center mih="100vh">
-        <Loader aria-label="Checking your key" />
+        <Loader aria-label={t('app.checkingKey')} />
       </Center>
     );
   }
   if (state.status !== 'signed-in') return <SignInPage />;
   return (
-    <AppShell header={{ height: 56 }} padding={0}>
+    // A phone's header has two rows: the caller, language and "Sign out", then the page links
+    // (NavBar.module.css); from 36em one row.
+    <AppShell header={{ height: { base: 96, xs: 56 } }} padding={0}>
       <AppShell.Header>
         <NavBar />
       </AppShell.Header>

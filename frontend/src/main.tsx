@@ -3,6 +3,7 @@ import '@mantine/dropzone/styles.css';
 import '@mantine/notifications/styles.css';
 import './notifications.css';
 import './focus.css';
+import './i18n';
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

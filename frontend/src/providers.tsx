@@ -3,6 +3,7 @@ import { MantineProvider, Modal, createTheme, type CSSVariablesResolver, type Ma
 import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { i18n } from './i18n';
 import { darken, lightBackground, readableShade } from './lib/contrast';
 import { SessionProvider } from './lib/session';
 
@@ -13,8 +14,17 @@ export const theme = createTheme({
   fontFamily:
     'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans HK", "Noto Sans TC", "PingFang HK", "Microsoft JhengHei", sans-serif',
   components: {
-    // Every dialog's ✕ (confirmations included) gets an accessible name.
-    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close dialog' } } }),
+    // Every dialog's ✕ (confirmations included) gets an accessible name, in the language of the
+    // moment the dialog renders (a getter: Mantine spreads these props at each render).
+    Modal: Modal.extend({
+      defaultProps: {
+        closeButtonProps: {
+          get 'aria-label'() {
+            return i18n.t('common.closeDialog');
+          },
+        },
+      },
+    }),
   },
 });
 

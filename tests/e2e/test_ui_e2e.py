@@ -10,8 +10,12 @@ highlighted in the viewer, Markdown and DOCX speaking notes without the internal
 source's PDF, ask an unanswerable question ("Not covered"), show an earlier answer from the history;
 sign in as the reader and find no upload or delete control; sign in as the admin, use the department
 filter, create and revoke a key on the Keys page. axe-core runs on every page and dialog (0 critical,
-0 serious), and at 390 px no page scrolls sideways. Screenshots go to ``var/screenshots/``. The two
-keys are revoked afterwards.
+0 serious), and at 390 px no page scrolls sideways. All of it runs in Traditional Chinese (the
+browser's locale, zh-HK) and again in English (picked with the switcher, remembered over a reload),
+against the document uploaded once; the labels come from the locale files, ``<html lang>`` follows
+the language, and Chinese content in the English interface is marked ``lang="zh-HK"``. Screenshots
+go to ``var/screenshots/`` (``ltt-zh-HK-390.png``, ``ltt-en-390.png``, …). The two keys are revoked
+afterwards.
 """
 from __future__ import annotations
 
@@ -29,10 +33,14 @@ from tests.infra import Stack
 
 SCREENSHOTS = REPO / "var" / "screenshots"
 SCRIPT = REPO / "frontend" / "e2e" / "ui.e2e.mjs"
-EXPECTED = ["signin-1280.png", "ltt-1280.png", "ltt-900.png", "ltt-sources-1280.png", "ltt-sources-900.png",
-            "rag-database-1280.png", "rag-database-900.png", "rag-database-chunks-900.png",
-            "rag-database-reader-1280.png", "keys-1280.png",
-            "signin-390.png", "rag-database-390.png", "ltt-390.png", "keys-390.png"]
+# The browser e2e runs in both interface languages (zh-HK first, the browser's; then English, picked
+# with the switcher); every screenshot is named by its language.
+LANGUAGES = ("zh-HK", "en")
+SHOTS = ["signin-{}-1280.png", "ltt-{}-1280.png", "ltt-{}-900.png", "ltt-sources-{}-1280.png", "ltt-sources-{}-900.png",
+         "rag-database-{}-1280.png", "rag-database-{}-900.png", "rag-database-chunks-{}-900.png",
+         "rag-database-reader-{}-1280.png", "keys-{}-1280.png",
+         "signin-{}-390.png", "rag-database-{}-390.png", "ltt-{}-390.png", "keys-{}-390.png"]
+EXPECTED = [shot.format(lang) for lang in LANGUAGES for shot in SHOTS]
 # A department of its own, so that other tests' documents in the same stack do not show up.
 DEPARTMENT = "ui-e2e"
 
@@ -83,10 +91,10 @@ def test_ui_sign_in_upload_progress_ask_then_reader_and_admin(stack: Stack, brow
     for name in [*EXPECTED, "failure.png"]:
         (out / name).unlink(missing_ok=True)
     env = {**os.environ, "LEGCO_E2E_MEMBER_KEY": ui_keys["member"], "LEGCO_E2E_READER_KEY": ui_keys["reader"],
-           "LEGCO_E2E_ADMIN_KEY": ui_keys["admin"]}
+           "LEGCO_E2E_ADMIN_KEY": ui_keys["admin"], "UI_E2E_LANGUAGES": ",".join(LANGUAGES)}
     started = time.monotonic()
     proc = subprocess.run(["node", str(SCRIPT), stack.gateway_url, str(out)], check=False, cwd=REPO / "frontend",
-                          capture_output=True, text=True, timeout=600, env=env)
+                          capture_output=True, text=True, timeout=900, env=env)
     took = time.monotonic() - started
     print(proc.stdout, proc.stderr, f"[ui-e2e] node script took {took:.0f}s", sep="\n")
     assert proc.returncode == 0, f"browser e2e failed (exit {proc.returncode}):\n{proc.stderr}\n{proc.stdout[-4000:]}"

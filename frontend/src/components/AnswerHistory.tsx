@@ -1,18 +1,13 @@
 import { Badge, Button, Group, Paper, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { contentLang } from '../lib/contentLang';
 import type { HistoryEntry } from '../lib/history';
 import { formatDate } from '../lib/format';
 
-const STRINGS = {
-  heading: 'Recent questions',
-  hint: 'Kept in this browser for your key only. Click one to see its answer again.',
-  clear: 'Clear history',
-  notCovered: 'Not covered',
-  shown: 'shown',
-} as const;
-
 /** What an entry's answer was: the Q&A id, "Not covered", or nothing. */
-function entryBadge(entry: HistoryEntry) {
-  if (entry.response.covered === false) return <Badge color="gray" variant="light">{STRINGS.notCovered}</Badge>;
+function entryBadge(entry: HistoryEntry, t: TFunction) {
+  if (entry.response.covered === false) return <Badge color="gray" variant="light">{t('answer.notCovered')}</Badge>;
   const id = entry.response.direct?.question_id;
   return id ? <Badge color="blue" variant="light">{id}</Badge> : null;
 }
@@ -24,19 +19,20 @@ export function AnswerHistory({ entries, shownId, onShow, onClear }: {
   onShow: (entry: HistoryEntry) => void;
   onClear: () => void;
 }) {
+  const { t } = useTranslation();
   if (entries.length === 0) return null;
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="history-heading">
       <Group justify="space-between" wrap="wrap" gap="xs" mb={4}>
         <Title order={2} size="h4" id="history-heading">
-          {STRINGS.heading} ({entries.length})
+          {t('history.heading', { count: entries.length })}
         </Title>
         <Button size="xs" variant="subtle" color="red" onClick={onClear}>
-          {STRINGS.clear}
+          {t('history.clear')}
         </Button>
       </Group>
       <Text size="xs" c="dimmed" mb="xs">
-        {STRINGS.hint}
+        {t('history.hint')}
       </Text>
       <Stack gap={4} component="ol" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
         {entries.map((entry) => {
@@ -54,14 +50,14 @@ export function AnswerHistory({ entries, shownId, onShow, onClear }: {
                   background: shown ? 'var(--mantine-color-blue-light)' : undefined,
                 }}
               >
-                <Text size="sm" style={{ wordBreak: 'break-word' }} lineClamp={2}>
+                <Text size="sm" style={{ wordBreak: 'break-word' }} lineClamp={2} lang={contentLang(entry.question)}>
                   {entry.question}
                 </Text>
                 <Group gap={6} wrap="wrap" mt={2}>
-                  {entryBadge(entry)}
+                  {entryBadge(entry, t)}
                   <Text size="xs" c="dimmed">
-                    {formatDate(entry.askedAt)}
-                    {shown ? ` · ${STRINGS.shown}` : ''}
+                    {formatDate(entry.askedAt, t)}
+                    {shown ? `${t('common.separator')}${t('history.shown')}` : ''}
                   </Text>
                 </Group>
               </UnstyledButton>

@@ -81,7 +81,7 @@ describe('AnswerPanel', () => {
     expect(
       within(second).getByText(/Q7 — What compensation do affected farmers receive\?/),
     ).toBeInTheDocument();
-    expect(within(second).getByText('(B) Compensation · Pages 14–15')).toBeInTheDocument();
+    expect(within(second).getByTestId('source-where')).toHaveTextContent(/^\(B\) Compensation · Pages 14–15$/);
   });
 
   it('does not render raw HTML contained in the answer', () => {
@@ -148,7 +148,7 @@ describe('AnswerPanel direct answer', () => {
       <AnswerPanel response={response({ answer_mode: 'extractive', answer: 'markdown for the CLI', direct, related })} />,
     );
     expect(screen.getByText('Q7 受影響的業務經營者可獲多少特惠津貼？')).toBeInTheDocument();
-    expect(screen.getByText(/業務經營者 · page 7 · 補償及安置安排\.pdf/)).toBeInTheDocument();
+    expect(screen.getByTestId('direct-where')).toHaveTextContent(/業務經營者 · page 7 · 補償及安置安排\.pdf/);
     expect(screen.getByText('合資格的業務經營者可領取特惠津貼。')).toBeInTheDocument();
     expect(screen.queryByText('markdown for the CLI')).not.toBeInTheDocument();
     const list = within(screen.getByRole('region', { name: 'Related questions' })).getAllByRole('listitem');

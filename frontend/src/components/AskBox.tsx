@@ -1,7 +1,9 @@
 import { useEffect, useState, type KeyboardEvent } from 'react';
 import { Button, Group, Loader, MultiSelect, NumberInput, Stack, Text, Textarea } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { DocumentInfo } from '../types';
 import { QUERY_SLOW_NOTICE_S, QUERY_TIME_LIMIT_S } from '../lib/api';
+import { contentLang } from '../lib/contentLang';
 
 export interface AskBoxProps {
   onAsk: (request: { question: string; top_k?: number; document_ids?: string[] }) => void;
@@ -31,6 +33,7 @@ function useElapsedSeconds(): number {
 /** While a question runs: what is happening, the seconds so far, and Cancel. */
 function AskWait({ onCancel, slowNoticeS, timeLimitS }: { onCancel?: () => void; slowNoticeS: number;
   timeLimitS: number }) {
+  const { t } = useTranslation();
   const elapsed = useElapsedSeconds();
   const slow = elapsed >= slowNoticeS;
   return (
@@ -39,17 +42,15 @@ function AskWait({ onCancel, slowNoticeS, timeLimitS }: { onCancel?: () => void;
         <Loader size="sm" />
         {/* The message is announced when it changes (polite); the ticking seconds are not. */}
         <Text size="sm" role="status" aria-live="polite" c={slow ? 'orange.8' : undefined} fw={slow ? 600 : undefined}>
-          {slow
-            ? `The query service is slow to answer… still waiting (the app gives up after ${timeLimitS} s).`
-            : 'Searching the documents…'}
+          {slow ? t('ask.slow', { limit: timeLimitS }) : t('ask.searching')}
         </Text>
         <Text size="sm" c="dimmed" aria-live="off" data-testid="ask-elapsed" style={{ whiteSpace: 'nowrap' }}>
-          {elapsed} s
+          {t('common.seconds', { count: elapsed })}
         </Text>
       </Group>
       {onCancel && (
         <Button variant="default" size="xs" onClick={onCancel}>
-          Cancel
+          {t('common.cancel')}
         </Button>
       )}
     </Group>
@@ -64,6 +65,7 @@ export function AskBox({
   timeLimitS = QUERY_TIME_LIMIT_S,
   documents = [],
 }: AskBoxProps) {
+  const { t } = useTranslation();
   const [question, setQuestion] = useState('');
   const [topK, setTopK] = useState<number | string>(5);
   const [documentIds, setDocumentIds] = useState<string[]>([]);
@@ -95,27 +97,29 @@ export function AskBox({
         event.preventDefault();
         submit();
       }}
-      aria-label="Ask a question"
+      aria-label={t('ask.form')}
     >
       <Stack gap="sm">
         <Textarea
-          label="Question"
-          description="Ask in Chinese or English. Enter to send, Shift+Enter for a new line."
-          placeholder="e.g. 古洞北新發展區的收地進度如何？ / What is the compensation for affected farmers?"
+          label={t('ask.question')}
+          description={t('ask.questionDescription')}
+          placeholder={t('ask.placeholder')}
           autosize
           minRows={2}
           maxRows={10}
           value={question}
           onChange={(event) => setQuestion(event.currentTarget.value)}
           onKeyDown={onKeyDown}
-          lang="zh-HK"
+          // What is typed is the officer's question, in whichever language: marked as it is.
+          lang={trimmed ? contentLang(trimmed) : undefined}
         />
         <Group align="flex-end" gap="sm" wrap="wrap">
           {documents.length > 0 && (
             <MultiSelect
-              label="Limit to documents"
-              placeholder={documentIds.length ? undefined : 'All documents'}
+              label={t('ask.limit')}
+              placeholder={documentIds.length ? undefined : t('ask.allDocuments')}
               data={documents.map((d) => ({ value: d.document_id, label: d.filename }))}
+              renderOption={({ option }) => <span lang={contentLang(option.label)}>{option.label}</span>}
               value={documentIds}
               onChange={setDocumentIds}
               clearable
@@ -125,8 +129,8 @@ export function AskBox({
             />
           )}
           <NumberInput
-            label="Passages"
-            aria-label="Number of passages to retrieve"
+            label={t('ask.passages')}
+            aria-label={t('ask.passagesLabel')}
             min={1}
             max={20}
             value={topK}
@@ -134,7 +138,7 @@ export function AskBox({
             w={110}
           />
           <Button type="submit" loading={loading} disabled={!trimmed}>
-            Ask
+            {t('ask.submit')}
           </Button>
         </Group>
         {loading && <AskWait onCancel={onCancel} slowNoticeS={slowNoticeS} timeLimitS={timeLimitS} />}

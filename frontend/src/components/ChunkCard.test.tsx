@@ -40,7 +40,7 @@ describe('ChunkCard', () => {
 
     const card = screen.getByRole('article', { name: 'A1 — 古洞北新發展區的收地進度如何？' });
     expect(card).toHaveAttribute('data-chunk-kind', 'qa');
-    expect(within(card).getByText('Topic: (A) 收地及清拆')).toBeInTheDocument();
+    expect(within(card).getByTestId('chunk-topic')).toHaveTextContent(/^Topic: \(A\) 收地及清拆$/);
     expect(within(card).getByText('Pages 5–7')).toBeInTheDocument();
     expect(within(card).getByText('Contains table')).toBeInTheDocument();
 

@@ -1,6 +1,11 @@
 import { Badge, Card, Group, Spoiler, Stack, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { i18n } from '../i18n';
 import type { ChunkInfo } from '../types';
+import { contentLang } from '../lib/contentLang';
 import { pageRangeLabel } from '../lib/format';
+import { Lang } from './Lang';
 import { ConfirmDelete } from './ConfirmDelete';
 import { Markdown } from './Markdown';
 import { PdfLink } from './PdfLink';
@@ -41,22 +46,40 @@ export function answerText(chunk: ChunkInfo): string {
 }
 
 export function qaHeading(chunk: ChunkInfo): string {
+  // "Q1" and "Q&A" are the pair's id (as papers number them), not interface words.
   const id = chunk.question_id ?? (chunk.question_index != null ? `Q${chunk.question_index}` : 'Q&A');
   return chunk.question_text ? `${id} — ${chunk.question_text}` : id;
 }
 
 function ChunkPdfLink({ chunk, filename }: { chunk: ChunkInfo; filename: string }) {
+  const { t } = useTranslation();
   if (!chunk.pdf_url) return null;
-  const page = chunk.page_number != null ? `page ${chunk.page_number}` : 'source page';
+  const what =
+    chunk.page_number != null
+      ? t('common.pageOf', { page: chunk.page_number, name: filename })
+      : t('chunks.sourcePageOf', { name: filename });
   return (
-    <PdfLink
-      href={chunk.pdf_url}
-      label={`Open page PDF of ${page} of ${filename} (opens in a new tab)`}
-      what={`${page} of ${filename}`}
-    >
-      Open page PDF
+    <PdfLink href={chunk.pdf_url} label={t('chunks.openPdf', { what })} what={what}>
+      {t('common.openPagePdf')}
     </PdfLink>
   );
+}
+
+/** The card's title: the Q&A pair or section (paper content), else the page or chunk number. */
+function chunkHeading(chunk: ChunkInfo, qa: boolean, section: boolean, t: TFunction = i18n.t.bind(i18n)) {
+  if (qa) return { heading: qaHeading(chunk), content: true };
+  if (section) {
+    const firstLine = (chunk.text ?? '').split('\n', 1)[0].trim();
+    const short = firstLine.length > 80 ? `${firstLine.slice(0, 80)}…` : firstLine;
+    const heading = chunk.topic_section || short;
+    if (heading) return { heading, content: true };
+    return { heading: t('chunks.section', { n: chunk.chunk_index + 1 }), content: false };
+  }
+  const heading =
+    chunk.page_number != null
+      ? t('common.page', { page: chunk.page_number })
+      : t('chunks.chunk', { n: chunk.chunk_index + 1 });
+  return { heading, content: false };
 }
 
 export interface ChunkCardProps {
@@ -68,32 +91,31 @@ export interface ChunkCardProps {
 }
 
 export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProps) {
+  const { t } = useTranslation();
   const qa = isQaChunk(chunk);
   const section = !qa && chunk.chunk_kind === 'section';
-  const range = pageRangeLabel(chunk.source_page_range);
+  const range = pageRangeLabel(chunk.source_page_range, t);
   const hasTable = Boolean(chunk.answer_contains_table || chunk.has_table);
-  const partLabel = chunk.parts && chunk.parts > 1 ? `Part ${chunk.part ?? '?'} of ${chunk.parts}` : null;
+  const partLabel =
+    chunk.parts && chunk.parts > 1 ? t('chunks.part', { part: chunk.part ?? '?', parts: chunk.parts }) : null;
 
-  let heading: string;
+  const { heading, content } = chunkHeading(chunk, qa, section, t);
   let sectionBody = chunk.text ?? '';
-  if (qa) heading = qaHeading(chunk);
-  else if (section) {
+  if (section) {
     const text = chunk.text ?? '';
     const firstLine = text.split('\n', 1)[0].trim();
-    const short = firstLine.length > 80 ? `${firstLine.slice(0, 80)}…` : firstLine;
-    heading = chunk.topic_section || short || `Section ${chunk.chunk_index + 1}`;
     // The title is the first line: don't repeat it as the first line of the body.
     const rest = text.replace(/^\s*[^\n]*\n?/, '').replace(/^\s+/, '');
     if (heading === firstLine && rest) sectionBody = rest;
   }
-  else heading = chunk.page_number != null ? `Page ${chunk.page_number}` : `Chunk ${chunk.chunk_index + 1}`;
+  const headingLang = content ? contentLang(chunk.question_text || heading) : undefined;
 
   const deleteControl = onDelete && (
     <ConfirmDelete
       compact
-      label={`Delete chunk ${heading}`}
-      title="Delete this chunk?"
-      message={`"${heading}" will be removed from ${filename}. It will no longer be used to answer questions.`}
+      label={t('chunks.deleteLabel', { heading })}
+      title={t('chunks.deleteTitle')}
+      message={t('chunks.deleteMessage', { heading, name: filename })}
       onConfirm={() => onDelete(chunk.chunk_id)}
       loading={deleting}
     />
@@ -110,13 +132,14 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
     >
       <Group justify="space-between" align="flex-start" wrap="nowrap" gap="xs">
         <Stack gap={4} style={{ minWidth: 0, flex: 1 }}>
-          <Text fw={600} size="sm" style={{ wordBreak: 'break-word' }}>
+          <Text fw={600} size="sm" style={{ wordBreak: 'break-word' }} lang={headingLang}>
             {heading}
           </Text>
           <Group gap="xs" wrap="wrap">
             {qa && chunk.topic_section && (
-              <Text size="xs" c="dimmed">
-                Topic: {chunk.topic_section}
+              <Text size="xs" c="dimmed" data-testid="chunk-topic">
+                {t('chunks.topic')}
+                <Lang>{chunk.topic_section}</Lang>
               </Text>
             )}
             {(qa || section) && range && (
@@ -126,17 +149,17 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
             )}
             {(qa || section) && !range && chunk.page_number != null && (
               <Text size="xs" c="dimmed">
-                Page {chunk.page_number}
+                {t('common.page', { page: chunk.page_number })}
               </Text>
             )}
             {!qa && !section && (
               <Text size="xs" c="dimmed">
-                Chunk #{chunk.chunk_index}
+                {t('chunks.index', { n: chunk.chunk_index })}
               </Text>
             )}
             {hasTable && (
               <Badge size="xs" color="grape" variant="light">
-                Contains table
+                {t('chunks.table')}
               </Badge>
             )}
             {partLabel && (
@@ -146,24 +169,33 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
             )}
             {qa && chunk.followup_count ? (
               <Badge size="xs" color="gray" variant="outline">
-                {chunk.followup_count} follow-up{chunk.followup_count > 1 ? 's' : ''}
+                {t('chunks.followups', { count: chunk.followup_count })}
               </Badge>
             ) : null}
             <ViewSourceButton
               cited={{ chunkId: chunk.chunk_id, documentId: chunk.document_id, filename,
                 page: chunk.page_number, pdf: Boolean(chunk.pdf_url), highlights: chunk.highlights ?? null }}
-              label={`View ${heading} in ${filename}`}
+              label={t('chunks.view', { heading, name: filename })}
             />
             <ChunkPdfLink chunk={chunk} filename={filename} />
           </Group>
         </Stack>
         {deleteControl}
       </Group>
-      <Spoiler maxHeight={qa || section ? 220 : 120} showLabel="Show more" hideLabel="Show less" mt="xs">
+      <Spoiler
+        maxHeight={qa || section ? 220 : 120}
+        showLabel={t('chunks.showMore')}
+        hideLabel={t('chunks.showLess')}
+        mt="xs"
+      >
         {qa || section ? (
           <Markdown>{qa ? answerText(chunk) : sectionBody}</Markdown>
         ) : (
-          <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+          <Text
+            size="sm"
+            style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+            lang={contentLang(chunk.text || chunk.content_summary)}
+          >
             {chunk.text || chunk.content_summary}
           </Text>
         )}

@@ -1,8 +1,9 @@
 import { Alert, Loader, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
+import { useTranslation } from 'react-i18next';
 import { useChunks, useDeleteChunk } from '../lib/queries';
-import { errorMessage } from '../lib/api';
 import { ChunkCard } from './ChunkCard';
+import { ErrorMessage } from './ErrorMessage';
 
 export interface ChunkListProps {
   documentId: string;
@@ -12,29 +13,30 @@ export interface ChunkListProps {
 }
 
 export function ChunkList({ documentId, filename, canDelete }: ChunkListProps) {
+  const { t } = useTranslation();
   const chunks = useChunks(documentId);
   const deleteChunk = useDeleteChunk(documentId);
 
   const handleDelete = (chunkId: string) => {
     deleteChunk.mutate(chunkId, {
-      onSuccess: (result) =>
-        notifications.show({ color: 'green', message: result?.message || 'Chunk deleted.' }),
+      // The gateway's confirmation is English: the interface says it in its own language.
+      onSuccess: () => notifications.show({ color: 'green', message: t('chunks.deleted') }),
       onError: (error) =>
-        notifications.show({ color: 'red', title: 'Could not delete chunk', message: errorMessage(error) }),
+        notifications.show({ color: 'red', title: t('chunks.deleteFailed'), message: <ErrorMessage error={error} /> }),
     });
   };
 
   if (chunks.isPending) {
     return (
       <Stack align="center" py="sm">
-        <Loader size="sm" aria-label={`Loading chunks of ${filename}`} />
+        <Loader size="sm" aria-label={t('chunks.loading', { name: filename })} />
       </Stack>
     );
   }
   if (chunks.isError) {
     return (
-      <Alert color="red" title="Could not load chunks">
-        {errorMessage(chunks.error)}
+      <Alert color="red" title={t('chunks.loadFailed')}>
+        <ErrorMessage error={chunks.error} />
       </Alert>
     );
   }
@@ -42,12 +44,12 @@ export function ChunkList({ documentId, filename, canDelete }: ChunkListProps) {
   if (list.length === 0) {
     return (
       <Text size="sm" c="dimmed">
-        This document has no chunks yet.
+        {t('chunks.none')}
       </Text>
     );
   }
   return (
-    <Stack gap="xs" aria-label={`Chunks of ${filename}`} role="list">
+    <Stack gap="xs" aria-label={t('chunks.list', { name: filename })} role="list">
       {list.map((chunk) => (
         <div role="listitem" key={chunk.chunk_id}>
           <ChunkCard

@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react';
 import { ActionIcon, Button, Text, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
+import { useTranslation } from 'react-i18next';
+import { i18n } from '../i18n';
 
 export interface ConfirmDeleteProps {
   /** Accessible name of the trigger button, e.g. "Delete document report.pdf". */
@@ -23,7 +25,8 @@ export function openConfirmDelete({
     title,
     centered: true,
     children: typeof message === 'string' ? <Text size="sm">{message}</Text> : message,
-    labels: { confirm: 'Delete', cancel: 'Cancel' },
+    // In the language of the moment the dialog opens.
+    labels: { confirm: i18n.t('common.delete'), cancel: i18n.t('common.cancel') },
     confirmProps: { color: 'red' },
     // Focus starts on Cancel: Enter or Space right after opening must not delete anything.
     cancelProps: { 'data-autofocus': true },
@@ -38,8 +41,9 @@ export function ConfirmDelete({
   onConfirm,
   loading,
   compact,
-  buttonText = 'Delete',
+  buttonText,
 }: ConfirmDeleteProps) {
+  const { t } = useTranslation();
   const open = () => openConfirmDelete({ title, message, onConfirm });
   if (compact) {
     return (
@@ -52,7 +56,7 @@ export function ConfirmDelete({
   }
   return (
     <Button variant="light" color="red" size="xs" aria-label={label} onClick={open} loading={loading}>
-      {buttonText}
+      {buttonText ?? t('common.delete')}
     </Button>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Button, Checkbox, Group, NativeSelect, Paper, Stack, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
+import { useTranslation } from 'react-i18next';
 import {
   SORTS,
   STATUSES,
@@ -27,6 +28,7 @@ export interface DocumentFilterBarProps {
  * status, strategy, department (admins) and upload-date filters, and the sort.
  */
 export function DocumentFilterBar({ filters, onChange, departments }: DocumentFilterBarProps) {
+  const { t } = useTranslation();
   const [text, setText] = useState(filters.q);
   const [debounced] = useDebouncedValue(text, 300);
   // A search from the URL (back, a shared link) replaces what is typed.
@@ -42,13 +44,13 @@ export function DocumentFilterBar({ filters, onChange, departments }: DocumentFi
   };
 
   return (
-    <Paper withBorder radius="md" p="md" component="section" aria-label="Search and filter documents">
+    <Paper withBorder radius="md" p="md" component="section" aria-label={t('filters.region')}>
       <Stack gap="sm">
         <form role="search" onSubmit={submit}>
           <TextInput
             type="search"
-            label="Search documents"
-            description="Words in the filename or the text, any case"
+            label={t('filters.search')}
+            description={t('filters.searchDescription')}
             value={text}
             onChange={(e) => setText(e.currentTarget.value)}
             maxLength={200}
@@ -56,31 +58,34 @@ export function DocumentFilterBar({ filters, onChange, departments }: DocumentFi
         </form>
         <Group gap="lg" align="flex-end" wrap="wrap">
           <Checkbox.Group
-            label="Status"
+            label={t('filters.status')}
             value={filters.status}
             onChange={(value) => onChange({ status: value as DocumentStatus[] })}
           >
             <Group gap="sm" mt={6}>
               {STATUSES.map((s) => (
-                <Checkbox key={s.value} value={s.value} label={s.label} />
+                <Checkbox key={s.value} value={s.value} label={t(`documents.status.${s.value}`)} />
               ))}
             </Group>
           </Checkbox.Group>
           <NativeSelect
-            label="Chunking strategy"
+            label={t('upload.strategy')}
             value={filters.strategy}
             onChange={(e) => onChange({ strategy: e.currentTarget.value as ChunkingStrategy | '' })}
-            data={[{ value: '', label: 'Any strategy' }, ...STRATEGIES]}
+            data={[
+              { value: '', label: t('filters.anyStrategy') },
+              ...STRATEGIES.map((s) => ({ value: s.value, label: t(`format.strategy.${s.value}.filter`) })),
+            ]}
             w={180}
           />
           {departments && (
             <NativeSelect
-              label="Show department"
-              description="Its documents and the shared library"
+              label={t('filters.department')}
+              description={t('filters.departmentDescription')}
               value={filters.department}
               onChange={(e) => onChange({ department: e.currentTarget.value })}
               data={[
-                { value: ALL_DEPARTMENTS, label: 'All departments' },
+                { value: ALL_DEPARTMENTS, label: t('filters.allDepartments') },
                 ...departments.map((d) => ({ value: d, label: d })),
               ]}
               w={220}
@@ -90,7 +95,7 @@ export function DocumentFilterBar({ filters, onChange, departments }: DocumentFi
         <Group gap="lg" align="flex-end" wrap="wrap">
           <TextInput
             type="date"
-            label="Uploaded from"
+            label={t('filters.from')}
             value={filters.from}
             max={filters.to || undefined}
             onChange={(e) => onChange({ from: e.currentTarget.value })}
@@ -98,17 +103,17 @@ export function DocumentFilterBar({ filters, onChange, departments }: DocumentFi
           />
           <TextInput
             type="date"
-            label="Uploaded to"
+            label={t('filters.to')}
             value={filters.to}
             min={filters.from || undefined}
             onChange={(e) => onChange({ to: e.currentTarget.value })}
             w={180}
           />
           <NativeSelect
-            label="Sort by"
+            label={t('filters.sortBy')}
             value={filters.sort}
             onChange={(e) => onChange({ sort: e.currentTarget.value as DocumentSort })}
-            data={SORTS.map((s) => ({ value: s.value, label: s.label }))}
+            data={SORTS.map((s) => ({ value: s.value, label: t(`filters.sort.${s.key}`) }))}
             w={220}
           />
           {isFiltered(filters) && (
@@ -119,7 +124,7 @@ export function DocumentFilterBar({ filters, onChange, departments }: DocumentFi
                 onChange({ q: '', status: [], strategy: '', from: '', to: '' });
               }}
             >
-              Clear filters
+              {t('filters.clear')}
             </Button>
           )}
         </Group>

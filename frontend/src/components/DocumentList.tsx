@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
+import { useTranslation } from 'react-i18next';
 import type { DocumentInfo } from '../types';
 import { useDeleteDocument } from '../lib/queries';
-import { errorMessage } from '../lib/api';
+import { ErrorMessage } from './ErrorMessage';
 import { canModify } from '../lib/roles';
 import { useCaller } from '../lib/session';
 import { DocumentRow } from './DocumentRow';
@@ -18,6 +19,7 @@ export interface DocumentListProps {
 }
 
 export function DocumentList({ documents, replacements = {}, emptyText }: DocumentListProps) {
+  const { t } = useTranslation();
   const [expanded, setExpanded] = useState<Record<string, boolean>>({});
   const deleteDocument = useDeleteDocument();
   const caller = useCaller();
@@ -25,22 +27,26 @@ export function DocumentList({ documents, replacements = {}, emptyText }: Docume
   if (documents.length === 0) {
     return (
       <Text c="dimmed" size="sm">
-        {emptyText ?? 'No documents yet. Upload briefing papers above to get started.'}
+        {emptyText ?? t('documents.empty')}
       </Text>
     );
   }
 
   const handleDelete = (doc: DocumentInfo) => {
     deleteDocument.mutate(doc.document_id, {
-      onSuccess: (result) =>
-        notifications.show({ color: 'green', message: result?.message || `Deleted ${doc.filename}.` }),
+      // The gateway's confirmation is English: the interface says it in its own language.
+      onSuccess: () => notifications.show({ color: 'green', message: t('documents.deleted', { name: doc.filename }) }),
       onError: (error) =>
-        notifications.show({ color: 'red', title: `Could not delete ${doc.filename}`, message: errorMessage(error) }),
+        notifications.show({
+          color: 'red',
+          title: t('documents.deleteFailed', { name: doc.filename }),
+          message: <ErrorMessage error={error} />,
+        }),
     });
   };
 
   return (
-    <Stack gap="sm" role="list" aria-label="Documents">
+    <Stack gap="sm" role="list" aria-label={t('documents.list')}>
       {documents.map((doc) => (
         <div role="listitem" key={doc.document_id}>
           <DocumentRow

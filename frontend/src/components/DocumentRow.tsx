@@ -1,7 +1,9 @@
 import { Fragment, type ReactNode } from 'react';
 import { Alert, Badge, Button, Collapse, Group, List, Paper, Stack, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { DocumentInfo } from '../types';
-import { formatDate, strategyBadgeLabel, strategyColor } from '../lib/format';
+import { contentLang } from '../lib/contentLang';
+import { formatDate, formatNumber, strategyBadgeLabel, strategyColor, strategyName } from '../lib/format';
 import { ChunkList } from './ChunkList';
 import { ConfirmDelete } from './ConfirmDelete';
 import { ProgressBar } from './ProgressBar';
@@ -14,17 +16,18 @@ const STATUS_COLORS: Record<string, string> = {
   failed: 'red',
 };
 
-const STATUS_LABELS: Record<string, string> = {
-  queued: 'Queued',
-  processing: 'Processing',
-  indexed: 'Indexed',
-  failed: 'Failed',
-};
+const STATUSES = ['queued', 'processing', 'indexed', 'failed'] as const;
+type Status = (typeof STATUSES)[number];
+
+function knownStatus(status: string): status is Status {
+  return (STATUSES as readonly string[]).includes(status);
+}
 
 export function StrategyBadge({ strategy }: { strategy: string }) {
+  const { t } = useTranslation();
   return (
     <Badge color={strategyColor(strategy)} variant="light" data-strategy={strategy} data-color={strategyColor(strategy)}>
-      {strategyBadgeLabel(strategy)}
+      {strategyBadgeLabel(strategy, t)}
     </Badge>
   );
 }
@@ -41,16 +44,20 @@ export interface DocumentRowProps {
 }
 
 export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, replacedCount = 0 }: DocumentRowProps) {
+  const { t } = useTranslation();
   const inProgress = doc.status === 'queued' || doc.status === 'processing';
   const fellBack = doc.strategy_used && doc.strategy_used !== doc.strategy;
   const chunkRegion = `chunks-${doc.document_id}`;
   // Counts, type and date on one line; a wrapped line never starts with a separator.
   const meta: ReactNode[] = [
-    `${doc.chunk_count} ${doc.chunk_count === 1 ? 'chunk' : 'chunks'}`,
-    ...(doc.page_count != null ? [`${doc.page_count} ${doc.page_count === 1 ? 'page' : 'pages'}`] : []),
+    t('documents.chunks', { count: doc.chunk_count, n: formatNumber(doc.chunk_count, t) }),
+    ...(doc.page_count != null
+      ? [t('documents.pages', { count: doc.page_count, n: formatNumber(doc.page_count, t) })]
+      : []),
     ...(doc.file_type ? [doc.file_type.toUpperCase()] : []),
     <>
-      uploaded <time dateTime={doc.upload_date}>{formatDate(doc.upload_date)}</time>
+      {t('documents.uploaded')}
+      <time dateTime={doc.upload_date}>{formatDate(doc.upload_date, t)}</time>
     </>,
   ];
 
@@ -58,23 +65,23 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
     <Paper withBorder radius="md" p="sm" component="article" aria-label={doc.filename}>
       <Group justify="space-between" align="flex-start" gap="sm" wrap="wrap">
         <Stack gap={6} style={{ minWidth: 0, flex: '1 1 320px' }}>
-          <Text fw={600} style={{ wordBreak: 'break-word' }}>
+          <Text fw={600} style={{ wordBreak: 'break-word' }} lang={contentLang(doc.filename)}>
             {doc.filename}
           </Text>
           <Group gap="xs" wrap="wrap">
             <ScopeBadge item={doc} />
             <StrategyBadge strategy={doc.strategy} />
             {fellBack && (
-              <Badge color="gray" variant="outline" title="The chosen strategy found nothing to split on">
-                Fell back to {doc.strategy_used}
+              <Badge color="gray" variant="outline" title={t('documents.fellBackTitle')}>
+                {t('documents.fellBack', { strategy: strategyName(doc.strategy_used ?? '', t) })}
               </Badge>
             )}
             <Badge color={STATUS_COLORS[doc.status] ?? 'gray'} variant="dot" data-testid="status-badge">
-              {STATUS_LABELS[doc.status] ?? doc.status}
+              {knownStatus(doc.status) ? t(`documents.status.${doc.status}`) : doc.status}
             </Badge>
             {replacedCount > 0 && (
               <Badge color="cyan" variant="outline">
-                Replaced previous upload
+                {t('documents.replaced')}
               </Badge>
             )}
           </Group>
@@ -97,15 +104,15 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
             onClick={onToggle}
             aria-expanded={expanded}
             aria-controls={chunkRegion}
-            aria-label={`${expanded ? 'Hide' : 'Show'} chunks of ${doc.filename}`}
+            aria-label={t(expanded ? 'documents.hideChunksOf' : 'documents.showChunksOf', { name: doc.filename })}
           >
-            {expanded ? 'Hide chunks' : 'Show chunks'}
+            {expanded ? t('documents.hideChunks') : t('documents.showChunks')}
           </Button>
           {onDelete && (
             <ConfirmDelete
-              label={`Delete document ${doc.filename}`}
-              title="Delete this document?"
-              message={`"${doc.filename}" and all ${doc.chunk_count} of its chunks will be removed from the database.`}
+              label={t('documents.deleteLabel', { name: doc.filename })}
+              title={t('documents.deleteTitle')}
+              message={t('documents.deleteMessage', { name: doc.filename, count: doc.chunk_count })}
               onConfirm={onDelete}
               loading={deleting}
             />
@@ -119,15 +126,17 @@ export function DocumentRow({ doc, expanded, onToggle, onDelete, deleting, repla
         </div>
       )}
       {doc.status === 'failed' && (
-        <Alert color="red" variant="light" mt="sm" title="Processing failed">
-          {doc.error || 'No reason was given.'}
+        <Alert color="red" variant="light" mt="sm" title={t('documents.failed')}>
+          {doc.error ? <span lang={contentLang(doc.error)}>{doc.error}</span> : t('documents.noReason')}
         </Alert>
       )}
       {doc.warnings?.length > 0 && (
-        <Alert color="yellow" variant="light" mt="sm" title="Warnings">
+        <Alert color="yellow" variant="light" mt="sm" title={t('documents.warnings')}>
           <List size="sm">
             {doc.warnings.map((w, i) => (
-              <List.Item key={i}>{w}</List.Item>
+              <List.Item key={i} lang={contentLang(w)}>
+                {w}
+              </List.Item>
             ))}
           </List>
         </Alert>

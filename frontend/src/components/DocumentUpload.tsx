@@ -2,11 +2,13 @@ import { useRef, useState } from 'react';
 import { Badge, Button, Checkbox, CloseButton, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Dropzone, type FileRejection } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
+import { useTranslation } from 'react-i18next';
 import type { ChunkingStrategy, IngestResponse } from '../types';
 import { useApiConfig, useIngestDocument, useSameNamedDocuments } from '../lib/queries';
-import { errorMessage } from '../lib/api';
+import { contentLang } from '../lib/contentLang';
 import { dropzoneAccept, fileTypeList } from '../lib/accept';
-import { STRATEGY_OPTIONS } from '../lib/format';
+import { formatSize, strategyLabel as strategyLabelOf } from '../lib/format';
+import { ErrorMessage } from './ErrorMessage';
 import { isAdmin, visibilityOf } from '../lib/roles';
 import { useCaller } from '../lib/session';
 import { StrategySelector } from './StrategySelector';
@@ -21,13 +23,8 @@ function fileKey(file: File) {
   return `${file.name}:${file.size}:${file.lastModified}`;
 }
 
-function formatSize(bytes: number) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
 export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadProps) {
+  const { t } = useTranslation();
   const caller = useCaller();
   const admin = isAdmin(caller);
   const [strategy, setStrategy] = useState<ChunkingStrategy>('token');
@@ -42,8 +39,8 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
   // gateway's answer to the upload says what is wrong.
   const extensions = useApiConfig().data?.accepted_extensions;
   const accept = extensions ? dropzoneAccept(extensions) : undefined;
-  const anyType = extensions ? fileTypeList(extensions, 'or') : null;
-  const onlyTypes = extensions ? `Only ${fileTypeList(extensions, 'and')} files are accepted` : null;
+  const anyType = extensions ? fileTypeList(extensions, 'or', t) : null;
+  const onlyTypes = extensions ? t('upload.onlyTypes', { types: fileTypeList(extensions, 'and', t) }) : null;
 
   // An upload replaces a same-named document of the same department and library only.
   const targetDepartment = admin ? department.trim() || caller.department : caller.department;
@@ -52,7 +49,7 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
   const sameNamed = useSameNamedDocuments(files.map((f) => f.name));
   const replacesExisting = (name: string) =>
     (sameNamed[name] ?? []).some((d) => d.department === targetDepartment && visibilityOf(d) === targetVisibility);
-  const strategyLabel = STRATEGY_OPTIONS.find((o) => o.value === strategy)?.label ?? strategy;
+  const strategyLabel = strategyLabelOf(strategy, t);
 
   const addFiles = (dropped: File[]) => {
     setFiles((current) => {
@@ -67,8 +64,9 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
     for (const rejection of rejections) {
       notifications.show({
         color: 'red',
-        title: `Cannot upload ${rejection.file.name}`,
-        message: rejection.errors.map((e) => e.message).join(' ') || `${onlyTypes ?? 'This file is not accepted'}.`,
+        title: t('upload.cannotUpload', { name: rejection.file.name }),
+        // react-dropzone's reasons are English sentences: the interface says its own.
+        message: t('upload.rejected', { reason: onlyTypes ?? t('upload.notAccepted') }),
       });
     }
   };
@@ -85,19 +83,19 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
         const replaced = response.replaced?.length ?? 0;
         notifications.show({
           color: 'green',
-          title: `Queued ${response.filename}`,
+          title: t('upload.queued', { name: response.filename }),
           message:
-            (admin ? (shared ? 'Shared library. ' : `Department ${targetDepartment}. `) : '') +
+            (admin ? (shared ? t('upload.toShared') : t('upload.toDepartment', { department: targetDepartment })) : '') +
             (replaced > 0
-              ? `Chunking: ${strategyLabel}. Replaces the previous upload of ${response.filename} once it is indexed.`
-              : `Chunking: ${strategyLabel}.`),
+              ? t('upload.chunkingReplaces', { strategy: strategyLabel, name: response.filename })
+              : t('upload.chunking', { strategy: strategyLabel })),
         });
       } catch (error) {
         remaining.push(file);
         notifications.show({
           color: 'red',
-          title: `Upload failed: ${file.name}`,
-          message: errorMessage(error),
+          title: t('upload.failed', { name: file.name }),
+          message: <ErrorMessage error={error} />,
           autoClose: false,
         });
       }
@@ -109,15 +107,15 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
   return (
     <Paper withBorder radius="md" p="md" component="section" aria-labelledby="upload-heading">
       <Title order={2} size="h4" id="upload-heading" mb="sm">
-        Upload documents
+        {t('upload.title')}
       </Title>
       <Stack gap="md">
         <StrategySelector value={strategy} onChange={setStrategy} disabled={uploading} />
         {admin && (
           <Group gap="md" align="flex-end" wrap="wrap">
             <TextInput
-              label="Upload to department"
-              description="The department the documents belong to"
+              label={t('upload.department')}
+              description={t('upload.departmentDescription')}
               value={department}
               onChange={(e) => setDepartment(e.currentTarget.value)}
               list="upload-departments"
@@ -132,8 +130,8 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
               ))}
             </datalist>
             <Checkbox
-              label="Shared library"
-              description="Every department can read and query it; only admins replace or delete it"
+              label={t('upload.shared')}
+              description={t('upload.sharedDescription')}
               checked={shared}
               onChange={(e) => setShared(e.currentTarget.checked)}
               disabled={uploading}
@@ -149,49 +147,50 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
           openRef={openRef}
           activateOnClick
           disabled={uploading}
-          aria-label={`Drop ${anyType ? `${anyType} ` : ''}files here, or press Enter to choose files`}
+          aria-label={anyType ? t('upload.dropTypes', { types: anyType }) : t('upload.drop')}
           name="file"
-          inputProps={{ 'aria-label': 'Files to upload', id: 'upload-files' }}
+          inputProps={{ 'aria-label': t('upload.input'), id: 'upload-files' }}
         >
           <Stack align="center" gap={4} py="md" style={{ pointerEvents: 'none' }}>
             <Dropzone.Accept>
-              <Text fw={600}>Drop to add these files</Text>
+              <Text fw={600}>{t('upload.dropAccept')}</Text>
             </Dropzone.Accept>
             <Dropzone.Reject>
               <Text fw={600} c="red">
-                {onlyTypes ?? 'This file is not accepted'}
+                {onlyTypes ?? t('upload.notAccepted')}
               </Text>
             </Dropzone.Reject>
             <Dropzone.Idle>
-              <Text fw={600}>Drag briefing papers here</Text>
+              <Text fw={600}>{t('upload.dragHere')}</Text>
             </Dropzone.Idle>
             <Text size="sm" c="dimmed" ta="center">
-              {anyType ? `${anyType} · ` : ''}Chinese or English · several files at once
+              {anyType ? `${anyType}${t('common.separator')}` : ''}
+              {t('upload.hint')}
             </Text>
           </Stack>
         </Dropzone>
 
         {files.length > 0 && (
-          <Stack gap={6} role="list" aria-label="Files ready to upload">
+          <Stack gap={6} role="list" aria-label={t('upload.ready')}>
             {files.map((file) => {
               const replaces = replacesExisting(file.name);
               return (
                 <Group key={fileKey(file)} role="listitem" justify="space-between" wrap="nowrap" gap="xs">
                   <Group gap="xs" wrap="wrap" style={{ minWidth: 0 }}>
-                    <Text size="sm" style={{ wordBreak: 'break-word' }}>
+                    <Text size="sm" style={{ wordBreak: 'break-word' }} lang={contentLang(file.name)}>
                       {file.name}
                     </Text>
                     <Text size="xs" c="dimmed">
-                      {formatSize(file.size)}
+                      {formatSize(file.size, t)}
                     </Text>
                     {replaces && (
                       <Badge color="orange" variant="light" size="sm">
-                        Replaces existing document
+                        {t('upload.replaces')}
                       </Badge>
                     )}
                   </Group>
                   <CloseButton
-                    aria-label={`Remove ${file.name} from the upload list`}
+                    aria-label={t('upload.remove', { name: file.name })}
                     onClick={() => setFiles((current) => current.filter((f) => f !== file))}
                     disabled={uploading}
                   />
@@ -203,14 +202,14 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
 
         <Group gap="sm" wrap="wrap">
           <Button variant="default" onClick={() => openRef.current?.()} disabled={uploading}>
-            Choose files…
+            {t('upload.choose')}
           </Button>
           <Button onClick={upload} disabled={files.length === 0} loading={uploading}>
-            {files.length > 1 ? `Upload ${files.length} files` : 'Upload'}
+            {files.length > 1 ? t('upload.uploadMany', { count: files.length }) : t('upload.upload')}
           </Button>
           {files.length > 0 && (
             <Button variant="subtle" color="gray" onClick={() => setFiles([])} disabled={uploading}>
-              Clear
+              {t('upload.clear')}
             </Button>
           )}
         </Group>

@@ -1,16 +1,10 @@
 import { useState } from 'react';
 import { Button, Group, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { QueryResponse } from '../types';
+import { noteLabels } from '../lib/noteLabels';
 import { buildSpeakingNote, noteFilename } from '../lib/speakingNote';
 import { speakingNoteMarkdown } from '../lib/speakingNoteMarkdown';
-
-const STRINGS = {
-  group: 'Export as speaking note',
-  markdown: 'Download Markdown',
-  docx: 'Download DOCX',
-  saved: (name: string) => `Saved ${name}, without the internal notes.`,
-  failed: 'Could not make the file.',
-} as const;
 
 /** Let the browser save `blob` as `filename` (a download, not a new tab). */
 function download(blob: Blob, filename: string): void {
@@ -24,8 +18,12 @@ function download(blob: Blob, filename: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** Exports the answer's speaking note (question, answer without internal notes, sources) as Markdown or DOCX. */
+/**
+ * Exports the answer's speaking note (question, answer without internal notes, sources) as Markdown
+ * or DOCX, the note's own words (問題/答案/來源/如被追問…) in the interface language.
+ */
 export function ExportSpeakingNote({ question, response }: { question: string; response: QueryResponse }) {
+  const { t } = useTranslation();
   const [state, setState] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const note = () => buildSpeakingNote(question, response);
@@ -33,8 +31,8 @@ export function ExportSpeakingNote({ question, response }: { question: string; r
   const saveMarkdown = () => {
     const n = note();
     const name = noteFilename(n, 'md');
-    download(new Blob([speakingNoteMarkdown(n)], { type: 'text/markdown;charset=utf-8' }), name);
-    setState({ ok: true, text: STRINGS.saved(name) });
+    download(new Blob([speakingNoteMarkdown(n, noteLabels(t))], { type: 'text/markdown;charset=utf-8' }), name);
+    setState({ ok: true, text: t('export.saved', { name }) });
   };
   const saveDocx = async () => {
     setBusy(true);
@@ -42,22 +40,22 @@ export function ExportSpeakingNote({ question, response }: { question: string; r
       const { speakingNoteDocx } = await import('../lib/speakingNoteDocx'); // docx: its own chunk
       const n = note();
       const name = noteFilename(n, 'docx');
-      download(await speakingNoteDocx(n), name);
-      setState({ ok: true, text: STRINGS.saved(name) });
+      download(await speakingNoteDocx(n, noteLabels(t)), name);
+      setState({ ok: true, text: t('export.saved', { name }) });
     } catch {
-      setState({ ok: false, text: STRINGS.failed });
+      setState({ ok: false, text: t('export.failed') });
     } finally {
       setBusy(false);
     }
   };
 
   return (
-    <Group gap="xs" mb="sm" role="group" aria-label={STRINGS.group} data-testid="export-note">
+    <Group gap="xs" mb="sm" role="group" aria-label={t('export.group')} data-testid="export-note">
       <Button size="xs" variant="light" onClick={saveMarkdown}>
-        {STRINGS.markdown}
+        {t('export.markdown')}
       </Button>
       <Button size="xs" variant="light" onClick={() => void saveDocx()} loading={busy}>
-        {STRINGS.docx}
+        {t('export.docx')}
       </Button>
       {state && (
         <Text size="xs" c={state.ok ? 'teal' : 'red'} role="status">

@@ -2,6 +2,7 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import remarkBreaks from 'remark-breaks';
 import { Table, Typography } from '@mantine/core';
+import { contentLang } from '../lib/contentLang';
 
 // Server text is rendered as markdown only: raw HTML is never rendered
 // (no rehype-raw; `skipHtml` drops HTML nodes entirely). Single newlines are
@@ -26,9 +27,10 @@ const components: Components = {
   ),
 };
 
+/** Paper content (an answer, a chunk) as markdown, marked with its own language. */
 export function Markdown({ children }: { children: string }) {
   return (
-    <Typography className="markdown-body">
+    <Typography className="markdown-body" lang={contentLang(children)}>
       <ReactMarkdown remarkPlugins={[remarkGfm, remarkBreaks]} skipHtml components={components}>
         {children}
       </ReactMarkdown>

@@ -1,19 +1,23 @@
 import { Badge, Button, Group, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import { NavLink, useLocation } from 'react-router-dom';
 import { useSession } from '../lib/session';
-import { ROLE_DESCRIPTIONS, ROLE_LABELS, isAdmin } from '../lib/roles';
+import { contentLang } from '../lib/contentLang';
+import { isAdmin } from '../lib/roles';
+import { LanguageSwitcher } from './LanguageSwitcher';
 import classes from './NavBar.module.css';
 
 const LINKS = [
-  { to: '/', label: 'LTT', description: 'Ask questions', end: true, adminOnly: false },
-  { to: '/rag-database', label: 'RAG Database', description: 'Manage documents', end: false, adminOnly: false },
-  { to: '/keys', label: 'Keys', description: 'Manage API keys', end: false, adminOnly: true },
-];
+  { to: '/', key: 'ltt', end: true, adminOnly: false },
+  { to: '/rag-database', key: 'ragDatabase', end: false, adminOnly: false },
+  { to: '/keys', key: 'keys', end: false, adminOnly: true },
+] as const;
 
 const ROLE_COLORS = { admin: 'grape', member: 'indigo', reader: 'gray' } as const;
 
 export function NavBar() {
+  const { t } = useTranslation();
   const { caller, signOut } = useSession();
   const admin = caller ? isAdmin(caller) : false;
   // On a phone the links scroll sideways inside the bar: keep the current page's link in view.
@@ -27,11 +31,11 @@ export function NavBar() {
     return () => window.removeEventListener('resize', reveal);
   }, [pathname]);
   return (
-    <Group h="100%" wrap="nowrap" justify="space-between" className={classes.bar}>
+    <Group h="100%" justify="space-between" className={classes.bar}>
       <Text fw={700} size="sm" className={classes.brand} visibleFrom="md">
-        LegCo Briefing Assistant
+        {t('app.name')}
       </Text>
-      <nav aria-label="Main navigation" className={classes.nav} ref={nav}>
+      <nav aria-label={t('nav.main')} className={classes.nav} ref={nav}>
         {LINKS.filter((link) => admin || !link.adminOnly).map((link) => (
           <UnstyledButton
             key={link.to}
@@ -39,40 +43,43 @@ export function NavBar() {
             to={link.to}
             end={link.end}
             className={classes.link}
-            title={link.description}
+            title={t(`nav.${link.key}.description`)}
           >
-            {link.label}
+            {t(`nav.${link.key}.label`)}
           </UnstyledButton>
         ))}
       </nav>
-      {caller && (
-        <Group gap="xs" wrap="nowrap" className={classes.caller}>
-          <Text
-            size="sm"
-            data-testid="signed-in-as"
-            data-department={caller.department}
-            data-role={caller.role}
-            className={classes.who}
-          >
-            <VisuallyHidden>Signed in to department </VisuallyHidden>
-            <span className={classes.department} title="Your key's department">
-              {caller.department}
-            </span>
-            <VisuallyHidden> as </VisuallyHidden>{' '}
-            <Badge
-              component="span"
-              variant="light"
-              color={ROLE_COLORS[caller.role]}
-              title={`${ROLE_LABELS[caller.role]}: ${ROLE_DESCRIPTIONS[caller.role]}`}
+      <Group gap="xs" wrap="nowrap" className={classes.caller}>
+        <LanguageSwitcher compactOnPhone />
+        {caller && (
+          <>
+            <Text
+              size="sm"
+              data-testid="signed-in-as"
+              data-department={caller.department}
+              data-role={caller.role}
+              className={classes.who}
             >
-              {ROLE_LABELS[caller.role]}
-            </Badge>
-          </Text>
-          <Button variant="default" size="xs" onClick={() => signOut()}>
-            Sign out
-          </Button>
-        </Group>
-      )}
+              <VisuallyHidden>{t('nav.signedInTo')}</VisuallyHidden>
+              <span className={classes.department} title={t('nav.departmentTitle')} lang={contentLang(caller.department)}>
+                {caller.department}
+              </span>
+              <VisuallyHidden>{t('nav.as')}</VisuallyHidden>{' '}
+              <Badge
+                component="span"
+                variant="light"
+                color={ROLE_COLORS[caller.role]}
+                title={t('roles.title', { role: t(`roles.${caller.role}.label`), description: t(`roles.${caller.role}.description`) })}
+              >
+                {t(`roles.${caller.role}.label`)}
+              </Badge>
+            </Text>
+            <Button variant="default" size="xs" onClick={() => signOut()}>
+              {t('nav.signOut')}
+            </Button>
+          </>
+        )}
+      </Group>
     </Group>
   );
 }

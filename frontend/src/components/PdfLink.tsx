@@ -5,7 +5,7 @@ import { openPdf } from '../lib/pdf';
 export interface PdfLinkProps {
   /** The API's `pdf_url`. */
   href: string;
-  /** Accessible name, e.g. "Open PDF of page 3 of report.pdf (opens in a new tab)". */
+  /** Accessible name, e.g. "Open page PDF of page 3 of report.pdf (opens in a new tab)". */
   label: string;
   /** Names the PDF in the loading tab and in an error, e.g. "page 3 of report.pdf". */
   what: string;

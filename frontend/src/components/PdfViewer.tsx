@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import { Alert, Button, Group, Loader, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { Highlight } from '../types';
-import { API_BASE, errorMessage, fetchPdf } from '../lib/api';
+import { API_BASE, fetchPdf } from '../lib/api';
+import { contentLang } from '../lib/contentLang';
+import { ErrorMessage } from './ErrorMessage';
 import { openPdfPage, type PdfPage } from '../lib/pdfjs';
 import { PdfLink } from './PdfLink';
 
@@ -26,7 +29,7 @@ const MAX_SCALE = 1.5;
 
 type View =
   | { status: 'loading' }
-  | { status: 'error'; message: string }
+  | { status: 'error'; error: unknown }
   | { status: 'ready'; width: number; height: number; scale: number };
 
 const HIDDEN_TEXT = {
@@ -45,6 +48,7 @@ const HIDDEN_TEXT = {
  * one-page PDF, fetched with the session's key; Previous/Next step to the neighbouring pages.
  */
 export function PdfViewer({ documentId, filename, page: firstPage, pageCount, highlights }: PdfViewerProps) {
+  const { t } = useTranslation();
   const [page, setPage] = useState(firstPage);
   const [view, setView] = useState<View>({ status: 'loading' });
   const frame = useRef<HTMLDivElement>(null);
@@ -70,7 +74,7 @@ export function PdfViewer({ documentId, filename, page: firstPage, pageCount, hi
         setView({ status: 'ready', width: opened.width, height: opened.height, scale });
         if (canvas.current) await opened.render(canvas.current, scale);
       } catch (error) {
-        if (!cancelled) setView({ status: 'error', message: errorMessage(error) });
+        if (!cancelled) setView({ status: 'error', error });
       }
     })();
     return () => {
@@ -89,11 +93,10 @@ export function PdfViewer({ documentId, filename, page: firstPage, pageCount, hi
       <Group justify="space-between" mb="xs" wrap="wrap" gap="xs">
         <Group gap="xs">
           <Button size="xs" variant="default" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous page
+            {t('viewer.previous')}
           </Button>
           <Text size="sm" aria-live="polite">
-            Page {page}
-            {lastPage ? ` of ${lastPage}` : ''}
+            {lastPage ? t('viewer.pageOfTotal', { page, total: lastPage }) : t('common.page', { page })}
           </Text>
           <Button
             size="xs"
@@ -101,29 +104,29 @@ export function PdfViewer({ documentId, filename, page: firstPage, pageCount, hi
             disabled={lastPage != null && page >= lastPage}
             onClick={() => setPage(page + 1)}
           >
-            Next page
+            {t('viewer.next')}
           </Button>
         </Group>
         <PdfLink
           href={pagePdfUrl(documentId, page)}
-          label={`Open page PDF of page ${page} of ${filename} (opens in a new tab)`}
-          what={`page ${page} of ${filename}`}
+          label={t('chunks.openPdf', { what: t('common.pageOf', { page, name: filename }) })}
+          what={t('common.pageOf', { page, name: filename })}
         >
-          Open page PDF
+          {t('common.openPagePdf')}
         </PdfLink>
       </Group>
       {citedPages.length > 0 && !citedPages.includes(page) && (
         <Text size="xs" c="dimmed" mb="xs">
-          The cited passage is on page{citedPages.length > 1 ? 's' : ''} {citedPages.join(', ')}.
+          {t('viewer.citedOn', { count: citedPages.length, pages: citedPages.join(t('common.listSeparator')) })}
         </Text>
       )}
       {view.status === 'error' && (
-        <Alert color="red" title={`Could not show page ${page}`} mb="xs">
-          {view.message}
+        <Alert color="red" title={t('viewer.pageFailed', { page })} mb="xs">
+          <ErrorMessage error={view.error} />
         </Alert>
       )}
       <div ref={frame} style={{ width: '100%', overflow: 'auto' }}>
-        {view.status === 'loading' && <Loader size="sm" aria-label={`Loading page ${page}`} />}
+        {view.status === 'loading' && <Loader size="sm" aria-label={t('viewer.loadingPage', { page })} />}
         <div
           data-testid="pdf-page"
           style={{
@@ -134,7 +137,7 @@ export function PdfViewer({ documentId, filename, page: firstPage, pageCount, hi
             boxShadow: '0 0 0 1px var(--mantine-color-gray-4)',
           }}
         >
-          <canvas ref={canvas} role="img" aria-label={`Page ${page} of ${filename}`} />
+          <canvas ref={canvas} role="img" aria-label={t('viewer.canvas', { page, name: filename })} />
           {ready && (
             <div
               data-testid="highlight-layer"
@@ -148,6 +151,7 @@ export function PdfViewer({ documentId, filename, page: firstPage, pageCount, hi
                       key={`${h.page}-${i}`}
                       data-testid="highlight"
                       title={text}
+                      lang={contentLang(text)}
                       style={{
                         position: 'absolute',
                         left: x0 * ready.scale,

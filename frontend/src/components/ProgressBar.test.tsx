@@ -42,9 +42,9 @@ describe('ProgressBar', () => {
   });
 
   it('writes ordinals and durations as people say them', () => {
-    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map(ordinal)).toEqual(
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map((n) => ordinal(n))).toEqual(
       ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '23rd', '101st', '111th']);
-    expect([0, 59, 60, 89, 90, 3599, 3600, 5400].map(aboutDuration)).toEqual([
+    expect([0, 59, 60, 89, 90, 3599, 3600, 5400].map((s) => aboutDuration(s))).toEqual([
       'under a minute', 'under a minute', 'about 1 min', 'about 1 min', 'about 2 min', 'about 1 h',
       'about 1 h', 'about 1 h 30 min']);
   });

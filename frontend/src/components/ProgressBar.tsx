@@ -1,6 +1,9 @@
 import { Group, Progress, Stack, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { i18n } from '../i18n';
 import type { DocumentInfo } from '../types';
-import { stageLabel } from '../lib/format';
+import { formatNumber, localeOf, stageLabel, stageObject } from '../lib/format';
 
 type ProgressFields = Pick<DocumentInfo, 'filename' | 'status' | 'stage' | 'pages_done' | 'pages_total' | 'unit'> &
   Partial<Pick<DocumentInfo, 'waiting_for' | 'queue_position' | 'eta_s'>>;
@@ -35,52 +38,71 @@ export function progressPercent(doc: ProgressFields): number {
   return STAGE_FALLBACK[doc.stage?.toLowerCase()] ?? 5;
 }
 
-/** 1 → "1st", 2 → "2nd", 3 → "3rd", 11 → "11th", 22 → "22nd". */
-export function ordinal(n: number): string {
-  const tens = n % 100;
-  if (tens >= 11 && tens <= 13) return `${n}th`;
-  const suffix = { 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th';
-  return `${n}${suffix}`;
+function appT(): TFunction {
+  return i18n.t.bind(i18n);
+}
+
+/** 1 → "1st", 2 → "2nd", 3 → "3rd", 11 → "11th", 22 → "22nd" (English ordinal plural rules; "第3" in Chinese). */
+export function ordinal(n: number, t: TFunction = appT()): string {
+  return t('progress.ordinal', { count: n, ordinal: true });
 }
 
 /** An estimate in seconds as people say it: "under a minute", "about 2 min", "about 1 h 20 min". */
-export function aboutDuration(seconds: number): string {
-  if (seconds < 60) return 'under a minute';
+export function aboutDuration(seconds: number, t: TFunction = appT()): string {
+  if (seconds < 60) return t('progress.underAMinute');
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `about ${minutes} min`;
+  if (minutes < 60) return t('progress.aboutMinutes', { minutes });
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
-  return rest ? `about ${hours} h ${rest} min` : `about ${hours} h`;
+  return rest ? t('progress.aboutHoursMinutes', { hours, minutes: rest }) : t('progress.aboutHours', { hours });
 }
 
 /**
  * The progress line: stage (or "Queued …" while in line), counts, place in line and estimate,
  * e.g. "Queued · 3rd in line · about 2 min" or "Embedding · 8 / 18 chunks · about 1 min left".
  */
-export function progressLabel(doc: ProgressFields): string {
-  const stage = stageLabel(doc.status === 'queued' && !doc.stage ? 'queued' : doc.stage);
+/** What a stage counts ("pages", "chunks"); another unit as the server names it. */
+function unitLabel(unit: string | null | undefined, t: TFunction): string {
+  if (!unit || unit === 'pages') return t('progress.unit.pages');
+  if (unit === 'chunks') return t('progress.unit.chunks');
+  return unit;
+}
+
+export function progressLabel(doc: ProgressFields, t: TFunction = appT()): string {
+  const stage = stageLabel(doc.status === 'queued' && !doc.stage ? 'queued' : doc.stage, t);
   const inLine = doc.queue_position != null && doc.queue_position > 0;
   const parts: string[] = [];
   if (inLine) {
     const next = NEXT_STAGE[doc.stage?.toLowerCase()];
-    parts.push(next ? `Queued for ${stageLabel(next).toLowerCase()}` : 'Queued');
-    parts.push(doc.queue_position === 1 ? 'next in line' : `${ordinal(doc.queue_position!)} in line`);
+    parts.push(next ? t('progress.queuedFor', { stage: stageObject(next, t) }) : t('format.stage.queued'));
+    parts.push(
+      doc.queue_position === 1
+        ? t('progress.nextInLine')
+        : t('progress.inLine', { place: ordinal(doc.queue_position!, t) }),
+    );
   } else {
     parts.push(stage);
-    if (doc.pages_total > 0) parts.push(`${doc.pages_done} / ${doc.pages_total} ${doc.unit || 'pages'}`);
+    if (doc.pages_total > 0) {
+      parts.push(
+        t('progress.count', {
+          done: formatNumber(doc.pages_done, t),
+          total: formatNumber(doc.pages_total, t),
+          unit: unitLabel(doc.unit, t),
+        }),
+      );
+    }
   }
   if (doc.eta_s != null && Number.isFinite(doc.eta_s)) {
-    parts.push(inLine ? aboutDuration(doc.eta_s) : `${aboutDuration(doc.eta_s)} left`);
+    parts.push(inLine ? aboutDuration(doc.eta_s, t) : t('progress.left', { duration: aboutDuration(doc.eta_s, t) }));
   }
-  return parts.join(' · ');
+  return parts.join(t('common.separator'));
 }
 
 export function ProgressBar({ doc }: { doc: ProgressFields }) {
+  const { t } = useTranslation();
   const value = progressPercent(doc);
-  const label = progressLabel(doc);
-  const waiting = doc.waiting_for
-    ? `Waiting for ${doc.waiting_for}: it is not answering. Work goes on by itself when it is back.`
-    : null;
+  const label = progressLabel(doc, t);
+  const waiting = doc.waiting_for ? t('progress.waitingFor', { service: doc.waiting_for }) : null;
   return (
     <Stack gap={4}>
       {/* Polite: a screen reader hears the new line when it changes, without being interrupted. */}
@@ -90,7 +112,7 @@ export function ProgressBar({ doc }: { doc: ProgressFields }) {
             {label}
           </Text>
           <Text size="xs" c="dimmed">
-            {value}%
+            {new Intl.NumberFormat(localeOf(t), { style: 'percent' }).format(value / 100)}
           </Text>
         </Group>
         {waiting && (
@@ -105,7 +127,11 @@ export function ProgressBar({ doc }: { doc: ProgressFields }) {
         striped
         color={doc.waiting_for ? 'orange' : undefined}
         size="sm"
-        aria-label={`Processing ${doc.filename}: ${label}${doc.waiting_for ? ` · waiting for ${doc.waiting_for}` : ''}`}
+        aria-label={t(doc.waiting_for ? 'progress.ariaWaiting' : 'progress.aria', {
+          name: doc.filename,
+          label,
+          service: doc.waiting_for,
+        })}
         transitionDuration={200}
       />
     </Stack>

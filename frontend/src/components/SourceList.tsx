@@ -1,50 +1,52 @@
 import { Fragment, useId, type ReactNode } from 'react';
 import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import type { MatchedBy, Rendition, Source } from '../types';
+import { contentLang } from '../lib/contentLang';
 import { formatScore, pageRangeLabel } from '../lib/format';
+import { Lang } from './Lang';
 import { PdfLink } from './PdfLink';
 import { ScopeBadge } from './ScopeBadge';
 import { ViewSourceButton } from './SourceViewer';
 
-function sourceHeading(source: Source): string {
+/** The question of a Q&A source ("A1 — question"), else its page (UI text, no `lang` of its own). */
+function SourceHeading({ source }: { source: Source }) {
+  const { t } = useTranslation();
   if (source.question_id) {
-    return source.question_text ? `${source.question_id} — ${source.question_text}` : source.question_id;
+    const text = source.question_text ? `${source.question_id} — ${source.question_text}` : source.question_id;
+    return <span lang={contentLang(source.question_text ?? source.question_id)}>{text}</span>;
   }
-  if (source.page_number != null) return `Page ${source.page_number}`;
-  return 'No page reference';
+  if (source.page_number != null) return <>{t('common.page', { page: source.page_number })}</>;
+  return <>{t('sources.noPage')}</>;
 }
 
-export const MATCH_BADGES: Record<MatchedBy, { label: string; title: string; color: string }> = {
-  dense: {
-    label: 'Meaning match',
-    title: 'Ranked by meaning: the question is semantically close to this passage',
-    color: 'indigo',
-  },
-  'question-line': {
-    label: 'Question match',
-    title: 'Ranked by the question line: your question is close to the question of this prepared Q&A pair',
-    color: 'blue',
-  },
-  keyword: {
-    label: 'Keyword match',
-    title: 'Ranked by word match: words of your question (or their English/Chinese translations) occur in this passage',
-    color: 'grape',
-  },
+/** How each kind of match is labelled: `sources.match.<kind>.label` and `.title`. */
+export const MATCH_KEYS: Record<MatchedBy, { key: 'dense' | 'questionLine' | 'keyword'; color: string }> = {
+  dense: { key: 'dense', color: 'indigo' },
+  'question-line': { key: 'questionLine', color: 'blue' },
+  keyword: { key: 'keyword', color: 'grape' },
 };
 
 function MatchBadge({ matchedBy }: { matchedBy: Source['matched_by'] }) {
-  const badge = matchedBy ? MATCH_BADGES[matchedBy] : undefined;
+  const { t } = useTranslation();
+  const badge = matchedBy ? MATCH_KEYS[matchedBy] : undefined;
   if (!badge) return null;
   return (
-    <Badge variant="light" color={badge.color} title={badge.title} data-matched-by={matchedBy}>
-      {badge.label}
+    <Badge
+      variant="light"
+      color={badge.color}
+      title={t(`sources.match.${badge.key}.title`)}
+      data-matched-by={matchedBy}
+    >
+      {t(`sources.match.${badge.key}.label`)}
     </Badge>
   );
 }
 
-function renditionLabel(rendition: Rendition): string {
-  const name = rendition.filename || rendition.document_id;
-  return rendition.page_number != null ? `${name} p. ${rendition.page_number}` : name;
+/** "report.pdf, page 3" (or the name alone): what a link opens, in its accessible name. */
+function namePage(t: TFunction, name: string, page: number | null | undefined): string {
+  return page != null ? t('common.namePage', { name, page }) : name;
 }
 
 /** A link opening a one-page PDF in a new tab; its accessible name says what and which page. */
@@ -55,23 +57,31 @@ function SourcePdfLink({ href, size, what, page, children }: {
   page?: number | null;
   children: ReactNode;
 }) {
-  const named = `${what}${page != null ? `, page ${page}` : ''}`;
+  const { t } = useTranslation();
+  const named = namePage(t, what, page);
   return (
-    <PdfLink href={href} size={size} label={`Open ${named} (opens in a new tab)`} what={named}>
+    <PdfLink href={href} size={size} label={t('sources.openPdf', { what: named })} what={named}>
       {children}
     </PdfLink>
   );
 }
 
 function AlsoIn({ renditions }: { renditions: Rendition[] }) {
+  const { t } = useTranslation();
   return (
-    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
-      Also in:{' '}
+    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid="also-in">
+      {t('sources.alsoIn')}{' '}
       {renditions.map((rendition, i) => {
-        const label = renditionLabel(rendition);
+        const name = rendition.filename || rendition.document_id;
+        const label = (
+          <>
+            <Lang>{name}</Lang>
+            {rendition.page_number != null ? t('sources.renditionPage', { page: rendition.page_number }) : null}
+          </>
+        );
         return (
           <Fragment key={`${rendition.chunk_id}-${i}`}>
-            {i > 0 ? ', ' : null}
+            {i > 0 ? t('common.listSeparator') : null}
             {rendition.pdf_url ? (
               <SourcePdfLink
                 href={rendition.pdf_url}
@@ -91,23 +101,24 @@ function AlsoIn({ renditions }: { renditions: Rendition[] }) {
   );
 }
 
-export function SourceList({ sources, title = 'Sources' }: { sources: Source[]; title?: string }) {
+export function SourceList({ sources, title }: { sources: Source[]; title?: string }) {
+  const { t } = useTranslation();
   const headingId = useId();
   if (sources.length === 0) {
     return (
       <Text c="dimmed" size="sm">
-        No source passages were returned.
+        {t('sources.none')}
       </Text>
     );
   }
   return (
-    <section aria-labelledby={headingId}>
+    <section aria-labelledby={headingId} data-sources>
       <Title order={3} size="h4" id={headingId} mb="xs">
-        {title} ({sources.length})
+        {t('sources.heading', { title: title ?? t('sources.title'), count: sources.length })}
       </Title>
       <Stack gap="sm" component="ol" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
         {sources.map((source, index) => {
-          const range = pageRangeLabel(source.source_page_range);
+          const range = pageRangeLabel(source.source_page_range, t);
           const matchedTerms = (source.matched_terms ?? []).filter((term) => term.trim() !== '');
           const alsoIn = source.also_in ?? [];
           return (
@@ -115,50 +126,65 @@ export function SourceList({ sources, title = 'Sources' }: { sources: Source[]; 
               <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs">
                 <Stack gap={2} style={{ minWidth: 0, flex: '1 1 240px' }}>
                   <Text fw={600} size="sm" style={{ wordBreak: 'break-word' }}>
-                    [{index + 1}] {source.filename}
+                    [{index + 1}] <Lang>{source.filename}</Lang>
                   </Text>
                   <Text size="sm" c="dimmed" style={{ wordBreak: 'break-word' }}>
-                    {sourceHeading(source)}
-                    {source.question_id && source.page_number != null ? ` · page ${source.page_number}` : ''}
+                    <SourceHeading source={source} />
+                    {source.question_id && source.page_number != null
+                      ? `${t('common.separator')}${t('direct.page', { page: source.page_number })}`
+                      : ''}
                   </Text>
                   {(source.topic_section || range) && (
-                    <Text size="xs" c="dimmed">
-                      {[source.topic_section, range].filter(Boolean).join(' · ')}
+                    <Text size="xs" c="dimmed" data-testid="source-where">
+                      <Lang>{source.topic_section}</Lang>
+                      {source.topic_section && range ? t('common.separator') : null}
+                      {range}
                     </Text>
                   )}
                 </Stack>
                 <Group gap="xs" wrap="wrap">
                   <ScopeBadge item={source} />
                   <MatchBadge matchedBy={source.matched_by} />
-                  <Badge variant="light" color="teal" title="Relevance score">
-                    Score {formatScore(source.score)}
+                  <Badge variant="light" color="teal" title={t('sources.scoreTitle')}>
+                    {t('sources.score', { score: formatScore(source.score) })}
                   </Badge>
                   <ViewSourceButton
                     cited={{ chunkId: source.chunk_id, documentId: source.document_id,
                       filename: source.filename ?? source.document_id, page: source.page_number,
                       pdf: Boolean(source.pdf_url) }}
-                    label={`View source ${index + 1} in ${source.filename ?? 'its document'}`}
+                    label={t('sources.view', { n: index + 1, name: source.filename ?? t('sources.itsDocument') })}
                   />
                   {source.pdf_url ? (
                     <SourcePdfLink
                       href={source.pdf_url}
                       size="sm"
-                      what={`page PDF for ${source.filename}`}
+                      what={t('sources.pagePdfFor', { name: source.filename })}
                       page={source.page_number}
                     >
-                      Open page PDF
+                      {t('common.openPagePdf')}
                     </SourcePdfLink>
                   ) : null}
                 </Group>
               </Group>
-              <Text size="sm" mt="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
+              <Text
+                size="sm"
+                mt="xs"
+                style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+                lang={contentLang(source.snippet)}
+              >
                 {source.snippet}
               </Text>
               {(matchedTerms.length > 0 || alsoIn.length > 0) && (
                 <Stack gap={2} mt="xs">
                   {matchedTerms.length > 0 && (
-                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
-                      Matched words: {matchedTerms.join(', ')}
+                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid="matched-terms">
+                      {t('sources.matched')}
+                      {matchedTerms.map((term, i) => (
+                        <Fragment key={`${term}-${i}`}>
+                          {i > 0 ? t('common.listSeparator') : null}
+                          <Lang>{term}</Lang>
+                        </Fragment>
+                      ))}
                     </Text>
                   )}
                   {alsoIn.length > 0 && <AlsoIn renditions={alsoIn} />}

@@ -1,9 +1,12 @@
 import { useState } from 'react';
 import { Alert, Button, Loader, Modal } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import type { Highlight } from '../types';
-import { errorMessage, getChunk } from '../lib/api';
+import { getChunk } from '../lib/api';
+import { contentLang } from '../lib/contentLang';
 import { useChunks, useDocument } from '../lib/queries';
+import { ErrorMessage } from './ErrorMessage';
 import { PdfViewer } from './PdfViewer';
 import { TextView } from './TextView';
 
@@ -20,6 +23,7 @@ export interface CitedChunk {
 }
 
 function PdfSource({ cited }: { cited: CitedChunk }) {
+  const { t } = useTranslation();
   const known = cited.highlights !== undefined;
   const chunk = useQuery({
     queryKey: ['chunk', cited.chunkId],
@@ -28,7 +32,7 @@ function PdfSource({ cited }: { cited: CitedChunk }) {
   });
   const doc = useDocument(cited.documentId);
   const highlights = known ? cited.highlights : chunk.data?.highlights;
-  if (!known && chunk.isPending) return <Loader size="sm" aria-label="Loading the passage" />;
+  if (!known && chunk.isPending) return <Loader size="sm" aria-label={t('viewer.loadingPassage')} />;
   const first = highlights?.[0]?.page ?? cited.page ?? chunk.data?.page_number ?? 1;
   return (
     <PdfViewer
@@ -42,12 +46,13 @@ function PdfSource({ cited }: { cited: CitedChunk }) {
 }
 
 function TextSource({ cited }: { cited: CitedChunk }) {
+  const { t } = useTranslation();
   const chunks = useChunks(cited.documentId);
-  if (chunks.isPending) return <Loader size="sm" aria-label="Loading the document's text" />;
+  if (chunks.isPending) return <Loader size="sm" aria-label={t('viewer.loadingText')} />;
   if (chunks.isError) {
     return (
-      <Alert color="red" title="Could not load the text">
-        {errorMessage(chunks.error)}
+      <Alert color="red" title={t('viewer.textFailed')}>
+        <ErrorMessage error={chunks.error} />
       </Alert>
     );
   }
@@ -60,14 +65,26 @@ function TextSource({ cited }: { cited: CitedChunk }) {
  * passage marked.
  */
 export function ViewSourceButton({ cited, label }: { cited: CitedChunk; label?: string }) {
+  const { t } = useTranslation();
   const [open, setOpen] = useState(false);
-  const where = cited.pdf && cited.page != null ? `page ${cited.page} of ${cited.filename}` : cited.filename;
+  const where =
+    cited.pdf && cited.page != null ? t('common.pageOf', { page: cited.page, name: cited.filename }) : cited.filename;
   return (
     <>
-      <Button size="compact-xs" variant="light" onClick={() => setOpen(true)} aria-label={label ?? `View ${where}`}>
-        View
+      <Button
+        size="compact-xs"
+        variant="light"
+        onClick={() => setOpen(true)}
+        aria-label={label ?? t('viewer.view', { what: where })}
+      >
+        {t('common.view')}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={cited.filename} size="min(960px, 95vw)">
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title={<span lang={contentLang(cited.filename)}>{cited.filename}</span>}
+        size="min(960px, 95vw)"
+      >
         {open && (cited.pdf ? <PdfSource cited={cited} /> : <TextSource cited={cited} />)}
       </Modal>
     </>

@@ -1,6 +1,7 @@
 import { Radio, Stack } from '@mantine/core';
+import { Trans, useTranslation } from 'react-i18next';
 import type { ChunkingStrategy } from '../types';
-import { STRATEGY_OPTIONS } from '../lib/format';
+import { STRATEGY_VALUES, strategyLabel } from '../lib/format';
 
 export interface StrategySelectorProps {
   value: ChunkingStrategy;
@@ -9,21 +10,29 @@ export interface StrategySelectorProps {
 }
 
 export function StrategySelector({ value, onChange, disabled }: StrategySelectorProps) {
+  const { t } = useTranslation();
   return (
     <Radio.Group
-      label="Chunking strategy"
-      description="Applies to the files uploaded next."
+      label={t('upload.strategy')}
+      description={t('upload.strategyDescription')}
       value={value}
       onChange={(next) => onChange(next as ChunkingStrategy)}
       name="chunking-strategy"
     >
       <Stack gap="xs" mt="xs">
-        {STRATEGY_OPTIONS.map((option) => (
+        {STRATEGY_VALUES.map((strategy) => (
           <Radio
-            key={option.value}
-            value={option.value}
-            label={option.label}
-            description={option.description}
+            key={strategy}
+            value={strategy}
+            label={strategyLabel(strategy, t)}
+            // `<zh>` marks the Chinese markers (問/答) inside the English description.
+            description={
+              <Trans
+                i18nKey={`format.strategy.${strategy}.description`}
+                t={t}
+                components={{ zh: <span lang="zh-HK" /> }}
+              />
+            }
             disabled={disabled}
           />
         ))}

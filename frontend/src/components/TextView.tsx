@@ -1,6 +1,8 @@
 import { Fragment, useEffect, useRef } from 'react';
 import { Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { ChunkInfo } from '../types';
+import { contentLang } from '../lib/contentLang';
 
 /** Shorter common stretches between two neighbouring chunks are a coincidence, not an overlap. */
 const MIN_OVERLAP_CHARS = 20;
@@ -57,13 +59,14 @@ export interface TextViewProps {
 
 /** A DOCX or TXT document as text, the cited passage in a `<mark>` scrolled into view. */
 export function TextView({ chunks, chunkId, filename }: TextViewProps) {
+  const { t } = useTranslation();
   const mark = useRef<HTMLElement>(null);
   const parts = documentParts(chunks, chunkId);
   useEffect(() => mark.current?.scrollIntoView({ block: 'center' }), [chunkId, chunks]);
   if (!parts.some((p) => p.cited)) {
     return (
       <Text size="sm" c="dimmed">
-        This passage is no longer in {filename}.
+        {t('viewer.gone', { name: filename })}
       </Text>
     );
   }
@@ -71,7 +74,8 @@ export function TextView({ chunks, chunkId, filename }: TextViewProps) {
     <Text
       component="div"
       size="sm"
-      aria-label={`Text of ${filename}`}
+      aria-label={t('viewer.text', { name: filename })}
+      lang={contentLang(parts.map((p) => p.text).join(''))}
       style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word', maxHeight: '70vh', overflow: 'auto' }}
     >
       {parts.map((part, i) => (

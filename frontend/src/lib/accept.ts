@@ -1,3 +1,6 @@
+import type { TFunction } from 'i18next';
+import { i18n, intlLocale } from '../i18n';
+
 /**
  * The file picker's filter, built from the extensions the gateway accepts (`GET /api/v1/config`),
  * so the app holds no list of its own.
@@ -24,9 +27,16 @@ export function dropzoneAccept(extensions: readonly string[]): Record<string, st
   return accept;
 }
 
-/** The extensions as readers name them: `['.pdf', '.docx', '.txt']` → "PDF, DOCX or TXT". */
-export function fileTypeList(extensions: readonly string[], conjunction: 'or' | 'and'): string {
+/**
+ * The extensions as readers name them: `['.pdf', '.docx', '.txt']` → "PDF, DOCX or TXT"
+ * ("PDF、DOCX 或 TXT" in Chinese: `Intl.ListFormat` of the interface language).
+ */
+export function fileTypeList(
+  extensions: readonly string[],
+  conjunction: 'or' | 'and',
+  t: TFunction = i18n.t.bind(i18n),
+): string {
   const names = extensions.map((ext) => ext.replace(/^\./, '').toUpperCase());
-  if (names.length <= 1) return names.join('');
-  return `${names.slice(0, -1).join(', ')} ${conjunction} ${names[names.length - 1]}`;
+  const type = conjunction === 'or' ? 'disjunction' : 'conjunction';
+  return new Intl.ListFormat(intlLocale(t('language.code')), { style: 'long', type }).format(names);
 }

@@ -19,13 +19,17 @@ import type {
 
 export const API_BASE = '/api/v1';
 
-/** An error answered by the API (non-2xx) or a failure to reach it (status 0). */
+/**
+ * An error answered by the API (non-2xx) or a failure to reach it (status 0). `detail` is the
+ * gateway's own sentence (English), '' when it gave none; `lib/errors.ts` says the failure in the
+ * interface language.
+ */
 export class ApiError extends Error {
   readonly status: number;
   readonly detail: string;
 
-  constructor(status: number, detail: string) {
-    super(detail);
+  constructor(status: number, detail = '') {
+    super(detail || (status === 0 ? 'The server could not be reached.' : `HTTP ${status}`));
     this.name = 'ApiError';
     this.status = status;
     this.detail = detail;
@@ -51,25 +55,6 @@ function detailFrom(body: unknown): string | null {
   return null;
 }
 
-function fallbackMessage(status: number): string {
-  switch (status) {
-    case 401:
-      return 'The API key was not accepted.';
-    case 403:
-      return 'Your key does not allow this.';
-    case 404:
-      return 'Not found.';
-    case 413:
-      return 'The file is too large to upload.';
-    case 502:
-    case 503:
-    case 504:
-      return 'The service is temporarily unavailable. Please try again shortly.';
-    default:
-      return `Request failed (HTTP ${status}).`;
-  }
-}
-
 export interface RequestOptions extends RequestInit {
   /**
    * Send this key instead of the session's, and do not sign out on 401 (checking a key typed on
@@ -93,7 +78,7 @@ async function send(url: string, options: RequestOptions = {}): Promise<Response
       headers: { Accept: 'application/json', ...authHeaders(key), ...(init.headers ?? {}) },
     });
   } catch {
-    throw new ApiError(0, 'Cannot reach the server. Check your connection and that the service is running.');
+    throw new ApiError(0);
   }
   if (response.ok) return response;
   const text = await response.text().catch(() => '');
@@ -106,7 +91,7 @@ async function send(url: string, options: RequestOptions = {}): Promise<Response
     }
   }
   if (response.status === 401 && explicitKey === undefined) reportKeyRejected(key);
-  throw new ApiError(response.status, detailFrom(body) ?? fallbackMessage(response.status));
+  throw new ApiError(response.status, detailFrom(body) ?? '');
 }
 
 async function request<T>(path: string, options?: RequestOptions): Promise<T> {
@@ -202,7 +187,10 @@ export const QUERY_TIME_LIMIT_S = Number(import.meta.env.VITE_QUERY_TIME_LIMIT_S
 /** Seconds without an answer after which the app says the query service is slow (still waiting). */
 export const QUERY_SLOW_NOTICE_S = 10;
 
-/** A question that did not get an answer: `cancelled` by the officer, or past its `timeout`. */
+/**
+ * A question that did not get an answer: `cancelled` by the officer, or past its `timeout`
+ * (`message` is for logs; `lib/errors.ts` says it in the interface language).
+ */
 export class QueryAborted extends Error {
   readonly reason: 'cancelled' | 'timeout';
   readonly limitS: number;
@@ -278,12 +266,4 @@ export function createKey(body: KeyCreateRequest): Promise<KeyCreated> {
 /** Revoke the key `prefix` (admin): its next request gets 401. */
 export function revokeKey(prefix: string): Promise<KeyRevoked> {
   return request<KeyRevoked>(`/keys/${encodeURIComponent(prefix)}`, { method: 'DELETE' });
-}
-
-/** Human-readable message for any error thrown by the functions above. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.detail;
-  if (error instanceof QueryAborted) return error.message;
-  if (error instanceof Error) return error.message;
-  return 'Something went wrong.';
 }

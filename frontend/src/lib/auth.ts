@@ -11,8 +11,11 @@ const STORAGE_KEY = 'legco.apiKey';
 /** Keys as the gateway issues them: `lgk_<prefix>_<secret>`. */
 export const KEY_PREFIX = 'lgk_';
 
-/** The message shown on the sign-in screen after any request was answered 401. */
-export const KEY_REJECTED_MESSAGE = 'Your key was not accepted — it may have been revoked. Sign in again.';
+/**
+ * Why the last session ended, shown on the sign-in screen (`signIn.notice.<code>` in the
+ * locales): any request was answered 401.
+ */
+export const KEY_REJECTED = 'keyRejected';
 
 function storage(): Storage | null {
   try {

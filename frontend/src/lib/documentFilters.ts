@@ -7,29 +7,29 @@ import type { ChunkingStrategy, DocumentStatus } from '../types';
 
 export const PAGE_SIZE = 25;
 
-export const STATUSES: { value: DocumentStatus; label: string }[] = [
-  { value: 'queued', label: 'Queued' },
-  { value: 'processing', label: 'Processing' },
-  { value: 'indexed', label: 'Indexed' },
-  { value: 'failed', label: 'Failed' },
+/** The statuses a list can be filtered by (labelled `documents.status.<value>`). */
+export const STATUSES: { value: DocumentStatus }[] = [
+  { value: 'queued' },
+  { value: 'processing' },
+  { value: 'indexed' },
+  { value: 'failed' },
 ];
 
-export const STRATEGIES: { value: ChunkingStrategy; label: string }[] = [
-  { value: 'token', label: 'By token' },
-  { value: 'question', label: 'By question' },
-];
+/** The strategies a list can be filtered by (labelled `format.strategy.<value>.filter`). */
+export const STRATEGIES: { value: ChunkingStrategy }[] = [{ value: 'token' }, { value: 'question' }];
 
+/** The sorts the gateway offers, each labelled `filters.sort.<key>` in the locales. */
 export const SORTS = [
-  { value: '-uploaded_at', label: 'Newest upload first' },
-  { value: 'uploaded_at', label: 'Oldest upload first' },
-  { value: 'filename', label: 'Filename A–Z' },
-  { value: '-filename', label: 'Filename Z–A' },
-  { value: 'status', label: 'Status (queued first)' },
-  { value: '-status', label: 'Status (failed first)' },
-  { value: '-pages', label: 'Most pages' },
-  { value: 'pages', label: 'Fewest pages' },
-  { value: '-chunks', label: 'Most chunks' },
-  { value: 'chunks', label: 'Fewest chunks' },
+  { value: '-uploaded_at', key: 'newest' },
+  { value: 'uploaded_at', key: 'oldest' },
+  { value: 'filename', key: 'filenameAZ' },
+  { value: '-filename', key: 'filenameZA' },
+  { value: 'status', key: 'statusQueued' },
+  { value: '-status', key: 'statusFailed' },
+  { value: '-pages', key: 'mostPages' },
+  { value: 'pages', key: 'fewestPages' },
+  { value: '-chunks', key: 'mostChunks' },
+  { value: 'chunks', key: 'fewestChunks' },
 ] as const;
 
 export type DocumentSort = (typeof SORTS)[number]['value'];

@@ -3,8 +3,11 @@
  * gateway requires, so the PDF is fetched with the key and the tab shows it from a `blob:` URL
  * (same origin, readable by nobody else).
  */
+import { createElement } from 'react';
 import { notifications } from '@mantine/notifications';
-import { fetchPdf, errorMessage } from './api';
+import { i18n } from '../i18n';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { fetchPdf } from './api';
 
 /** How long a PDF tab's blob URL stays valid: enough to load it, then its memory is freed. */
 const BLOB_LIFETIME_MS = 5 * 60_000;
@@ -19,8 +22,10 @@ export async function openPdf(url: string, what: string): Promise<void> {
   const tab = window.open('', '_blank');
   if (tab) {
     tab.opener = null;
-    tab.document.title = `Loading ${what}…`;
-    tab.document.body.textContent = `Loading ${what}…`;
+    const loading = i18n.t('pdf.loading', { what });
+    tab.document.title = loading;
+    if (tab.document.documentElement) tab.document.documentElement.lang = i18n.t('language.code');
+    tab.document.body.textContent = loading;
   }
   try {
     const blob = await fetchPdf(url);
@@ -30,6 +35,10 @@ export async function openPdf(url: string, what: string): Promise<void> {
     setTimeout(() => URL.revokeObjectURL(objectUrl), BLOB_LIFETIME_MS);
   } catch (error) {
     tab?.close();
-    notifications.show({ color: 'red', title: `Could not open ${what}`, message: errorMessage(error) });
+    notifications.show({
+      color: 'red',
+      title: i18n.t('pdf.openFailed', { what }),
+      message: createElement(ErrorMessage, { error }),
+    });
   }
 }

@@ -2,17 +2,19 @@
  * What the caller's role lets the UI offer. The gateway decides (403/404 otherwise); these only
  * hide controls that would be refused: reader < member < admin.
  */
+import type { TFunction } from 'i18next';
+import { i18n } from '../i18n';
 import type { Caller, DocumentInfo, Role, Source, Visibility } from '../types';
 
-export const ROLE_LABELS: Record<Role, string> = { admin: 'Admin', member: 'Member', reader: 'Reader' };
+/** A role as the interface names it ("Member"), in the interface language. */
+export function roleLabel(role: Role, t: TFunction = i18n.t.bind(i18n)): string {
+  return t(`roles.${role}.label`, { defaultValue: role });
+}
 
-export const ROLE_DESCRIPTIONS: Record<Role, string> = {
-  reader: 'reads and asks in its own department',
-  member: 'also uploads and deletes in its own department',
-  admin: 'everything, in every department, and manages keys',
-};
-
-export const SHARED_LABEL = 'Shared';
+/** What a role may do ("also uploads and deletes in its own department"). */
+export function roleDescription(role: Role, t: TFunction = i18n.t.bind(i18n)): string {
+  return t(`roles.${role}.description`, { defaultValue: '' });
+}
 
 export function isAdmin(caller: Caller): boolean {
   return caller.role === 'admin';
@@ -39,7 +41,10 @@ export function canModify(caller: Caller, doc: Pick<DocumentInfo, 'department' |
 }
 
 /** "Shared" for the shared library, else the department (null when the API did not say). */
-export function scopeLabel(item: Pick<Source, 'department' | 'visibility'>): string | null {
-  if (visibilityOf(item) === 'shared') return SHARED_LABEL;
+export function scopeLabel(
+  item: Pick<Source, 'department' | 'visibility'>,
+  t: TFunction = i18n.t.bind(i18n),
+): string | null {
+  if (visibilityOf(item) === 'shared') return t('roles.shared');
   return item.department || null;
 }

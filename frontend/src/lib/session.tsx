@@ -1,21 +1,24 @@
 /**
  * The signed-in state of the app: which key (in `auth.ts`) and which caller (`GET /api/v1/whoami`).
  * Signing in checks the key first; a reload re-checks the stored key; any 401 from any request
- * signs out with `KEY_REJECTED_MESSAGE`. Signing in or out empties the query cache, so nothing
+ * signs out with the notice `KEY_REJECTED`. Signing in or out empties the query cache, so nothing
  * fetched with one key is shown under another.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, errorMessage, whoami } from './api';
-import { KEY_REJECTED_MESSAGE, currentKey, forgetKey, onKeyRejected, storeKey } from './auth';
+import { ApiError, whoami } from './api';
+import { KEY_REJECTED, currentKey, forgetKey, onKeyRejected, storeKey } from './auth';
 import type { Caller } from '../types';
+
+/** Why a session ended, as a code the sign-in screen says in the interface language. */
+export type SignOutNotice = typeof KEY_REJECTED;
 
 export type SessionState =
   /** A key is stored (a reload): asking the gateway whose it is. */
   | { status: 'restoring' }
-  | { status: 'signed-out'; notice: string | null }
-  /** A key is stored but the gateway could not be reached to check it. */
-  | { status: 'unreachable'; message: string }
+  | { status: 'signed-out'; notice: SignOutNotice | null }
+  /** A key is stored but the gateway could not be reached to check it (`error` says why). */
+  | { status: 'unreachable'; error: unknown }
   | { status: 'signed-in'; caller: Caller };
 
 export interface Session {
@@ -25,7 +28,7 @@ export interface Session {
   /** Check `key` with the gateway and sign in with it. Throws ApiError (401: not accepted). */
   signIn: (key: string) => Promise<Caller>;
   /** Forget the key; `notice` is shown on the sign-in screen. */
-  signOut: (notice?: string | null) => void;
+  signOut: (notice?: SignOutNotice | null) => void;
   /** Check the stored key again (after `unreachable`). */
   retry: () => void;
 }
@@ -51,7 +54,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     currentKey() ? { status: 'restoring' } : { status: 'signed-out', notice: null },
   );
 
-  const signOut = useCallback((notice: string | null = null) => {
+  const signOut = useCallback((notice: SignOutNotice | null = null) => {
     forgetKey();
     setState({ status: 'signed-out', notice });
   }, []);
@@ -62,7 +65,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     if (state.status === 'signed-out') queryClient.clear();
   }, [state.status, queryClient]);
 
-  useEffect(() => onKeyRejected(() => signOut(KEY_REJECTED_MESSAGE)), [signOut]);
+  useEffect(() => onKeyRejected(() => signOut(KEY_REJECTED)), [signOut]);
 
   useEffect(() => {
     if (state.status !== 'restoring') return undefined;
@@ -78,8 +81,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       (error: unknown) => {
         if (cancelled) return;
-        if (error instanceof ApiError && error.status === 401) signOut(KEY_REJECTED_MESSAGE);
-        else setState({ status: 'unreachable', message: errorMessage(error) });
+        if (error instanceof ApiError && error.status === 401) signOut(KEY_REJECTED);
+        else setState({ status: 'unreachable', error });
       },
     );
     return () => {

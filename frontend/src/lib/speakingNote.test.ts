@@ -10,6 +10,8 @@ import {
 } from './speakingNote';
 import { speakingNoteMarkdown } from './speakingNoteMarkdown';
 import { speakingNoteDocument, speakingNoteDocx } from './speakingNoteDocx';
+import { noteLabels } from './noteLabels';
+import { i18n } from '../i18n';
 import { makeSource } from '../test/utils';
 import type { DirectAnswer, QueryResponse } from '../types';
 
@@ -57,6 +59,10 @@ function response(overrides: Partial<QueryResponse> = {}): QueryResponse {
 
 const QUESTION = '業務經營者的津貼是多少？';
 
+/** The note's words as exported from the English and from the Chinese interface. */
+const EN = noteLabels(i18n.getFixedT('en'));
+const ZH = noteLabels(i18n.getFixedT('zh-HK'));
+
 describe('buildSpeakingNote', () => {
   it('takes the prepared answer with its question id, keeps the follow-up and leaves the internal note out', () => {
     const note = buildSpeakingNote(QUESTION, response());
@@ -73,12 +79,12 @@ describe('buildSpeakingNote', () => {
   });
 
   it('labels a follow-up as "If pressed" in the copied text, as the server\'s speaking_note does', () => {
-    const text = speakingText(buildSpeakingNote(QUESTION, response()).answer?.parts ?? []);
+    const text = speakingText(buildSpeakingNote(QUESTION, response()).answer?.parts ?? [], EN);
     expect(text).toBe(
       '合資格的業務經營者可領取**特惠津貼**。\n\n| 類別 | 津貼率 |\n| --- | --- |\n| 露天 | 500 |\n\n' +
         'If pressed: 為何露天作業的津貼率較低？\n\n構築物內的作業遷移成本較高。',
     );
-    expect(directSpeakingText(direct)).toBe(text);
+    expect(directSpeakingText(direct, EN)).toBe(text);
   });
 
   it('says "not covered" with no answer and no sources', () => {
@@ -91,7 +97,7 @@ describe('buildSpeakingNote', () => {
     const answer = `甲。\n\n[內部參考：${INTERNAL}\n\n仍是內部資料。] 之後公開。\n\n[如被追問：乙？] 丙。`;
     const note = buildSpeakingNote(QUESTION, response({ direct: null, answer, answer_mode: 'llm' }));
     expect(note.answer?.kind).toBe('answer');
-    expect(speakingText(note.answer?.parts ?? [])).toBe('甲。\n\n之後公開。\n\n[如被追問：乙？] 丙。');
+    expect(speakingText(note.answer?.parts ?? [], EN)).toBe('甲。\n\n之後公開。\n\n[如被追問：乙？] 丙。');
     expect(note.internalLeftOut).toBe(1);
   });
 
@@ -109,7 +115,7 @@ describe('buildSpeakingNote', () => {
 
 describe('speakingNoteMarkdown', () => {
   it('writes the question, the prepared answer under its id, the follow-up and the sources, without the internal note', () => {
-    const md = speakingNoteMarkdown(buildSpeakingNote(QUESTION, response()));
+    const md = speakingNoteMarkdown(buildSpeakingNote(QUESTION, response()), EN);
     expect(md).toBe(
       [
         '# Speaking note',
@@ -128,11 +134,40 @@ describe('speakingNoteMarkdown', () => {
   });
 
   it('says plainly when the answer is not covered', () => {
-    const md = speakingNoteMarkdown(buildSpeakingNote('What is the fireworks\nbudget?', response({ covered: false })));
+    const md = speakingNoteMarkdown(buildSpeakingNote('What is the fireworks\nbudget?', response({ covered: false })), EN);
     expect(md).toBe(
       "# Speaking note\n\n**Question:** What is the fireworks budget?\n\n## Not covered\n\n" +
         "None of your department's papers answers this.\n",
     );
+  });
+
+  it('is written in Chinese when exported from the Chinese interface (問題, 答案, 如被追問, 來源, 第7至8頁)', () => {
+    const md = speakingNoteMarkdown(buildSpeakingNote(QUESTION, response()), ZH);
+    expect(md).toBe(
+      [
+        '# 發言稿',
+        `**問題：** ${QUESTION}`,
+        '## 答案',
+        '**Q7** 受影響的業務經營者可獲多少特惠津貼？',
+        '*(B) 業務經營者 · 第7頁 · 補償及安置安排.pdf*',
+        '合資格的業務經營者可領取**特惠津貼**。\n\n| 類別 | 津貼率 |\n| --- | --- |\n| 露天 | 500 |',
+        '**如被追問：為何露天作業的津貼率較低？**',
+        '構築物內的作業遷移成本較高。',
+        '## 來源',
+        '1. 補償及安置安排.pdf，第7至8頁 — Q7 受影響的業務經營者可獲多少特惠津貼？\n2. budget.pdf，第3頁',
+        '*本發言稿不包括內部參考。*',
+      ].join('\n\n') + '\n',
+    );
+    expect(md).not.toMatch(/Speaking|Question|Answer|Sources|If pressed|page/);
+  });
+
+  it('says 未有涵蓋 in Chinese when the answer is not covered', () => {
+    const md = speakingNoteMarkdown(buildSpeakingNote('煙花預算是多少？', response({ covered: false })), ZH);
+    expect(md).toBe('# 發言稿\n\n**問題：** 煙花預算是多少？\n\n## 未有涵蓋\n\n你部門的文件均未有回答這個問題。\n');
+  });
+
+  it('copies a follow-up as 如被追問 from the Chinese interface', () => {
+    expect(directSpeakingText(direct, ZH)).toContain('\n\n如被追問：為何露天作業的津貼率較低？\n\n');
   });
 });
 
@@ -147,7 +182,7 @@ function docxText(bytes: Uint8Array): string {
 
 describe('speakingNoteDocx', () => {
   it('makes a Word file with the answer, the follow-up, a table and the sources, and no internal note', async () => {
-    const buffer = await Packer.toBuffer(speakingNoteDocument(buildSpeakingNote(QUESTION, response())));
+    const buffer = await Packer.toBuffer(speakingNoteDocument(buildSpeakingNote(QUESTION, response()), EN));
     const text = docxText(new Uint8Array(buffer));
     for (const expected of [QUESTION, 'Q7 受影響的業務經營者可獲多少特惠津貼？', '合資格的業務經營者可領取', '特惠津貼',
       'If pressed: 為何露天作業的津貼率較低？', '構築物內的作業遷移成本較高。', '補償及安置安排.pdf, pages 7–8', '露天', '500']) {
@@ -161,10 +196,23 @@ describe('speakingNoteDocx', () => {
   });
 
   it('says "Not covered" in the Word file', async () => {
-    const blob = await speakingNoteDocx(buildSpeakingNote(QUESTION, response({ covered: false })));
+    const blob = await speakingNoteDocx(buildSpeakingNote(QUESTION, response({ covered: false })), EN);
     const text = docxText(new Uint8Array(await blob.arrayBuffer()));
     expect(text).toContain('Not covered');
     expect(text).toContain("None of your department's papers answers this.");
     expect(text).not.toContain('合資格');
+  });
+
+  it('is a Chinese document, with Chinese headings, when exported from the Chinese interface', async () => {
+    const buffer = await Packer.toBuffer(speakingNoteDocument(buildSpeakingNote(QUESTION, response()), ZH));
+    const text = docxText(new Uint8Array(buffer));
+    for (const expected of ['發言稿', '問題：', '答案', '如被追問：為何露天作業的津貼率較低？', '來源',
+      '補償及安置安排.pdf，第7至8頁', '本發言稿不包括內部參考。']) {
+      expect(text).toContain(expected);
+    }
+    expect(text).not.toMatch(/Speaking|Question|Answer|Sources|If pressed|page/);
+    const files = unzipSync(new Uint8Array(buffer));
+    expect(strFromU8(files['word/styles.xml'])).toMatch(/<w:lang w:val="zh-HK" w:eastAsia="zh-HK"/);
+    expect(strFromU8(files['docProps/core.xml'])).toContain(`發言稿：${QUESTION}`);
   });
 });

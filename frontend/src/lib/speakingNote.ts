@@ -5,24 +5,37 @@
  * (`speakingNoteMarkdown.ts`) and DOCX (`speakingNoteDocx.ts`) — so they all leave out the same
  * things: internal notes (`[內部參考：…]`, `[內部補充：…]`, blocks of kind `internal`) never reach
  * a note; follow-ups (`[如被追問：…]`) are kept, labelled "If pressed: <question>" as the server's
- * `speaking_note` does. Source snippets are left out too (they are raw passages, which may hold an
+ * `speaking_note` does (如被追問：<question> in the Chinese interface). Source snippets are left out too (they are raw passages, which may hold an
  * internal note); a source is named by its file, page and question id only.
  */
 import type { AnswerBlock, DirectAnswer, QueryResponse, Source } from '../types';
 
-/** The words of a note (English for now; translated when the i18n branch is merged). */
-export const NOTE_LABELS = {
-  title: 'Speaking note',
-  question: 'Question',
-  answer: 'Answer',
-  sources: 'Sources',
-  followup: 'If pressed',
-  notCovered: 'Not covered',
-  notCoveredText: "None of your department's papers answers this.",
-  internalLeftOut: 'Internal notes are left out of this note.',
-  page: 'page',
-  pages: 'pages',
-} as const;
+/**
+ * The words of a note, in the interface language the note is exported from (`noteLabels.ts`
+ * builds them from the locale files' `note.*` strings), so a note made in the Chinese interface
+ * says 問題, 答案, 來源, 如被追問 and 第7至8頁.
+ */
+export interface NoteLabels {
+  title: string;
+  question: string;
+  answer: string;
+  sources: string;
+  notCovered: string;
+  notCoveredText: string;
+  internalLeftOut: string;
+  /** A label leading a line: "Question:" / "問題：". */
+  lead: (label: string) => string;
+  /** The line introducing a follow-up: "If pressed: <question>" (or "If pressed:"). */
+  followup: (question: string | null) => string;
+  /** "page 2" / "pages 7–8" (第2頁 / 第7至8頁). */
+  pages: (page: number, endPage: number | null) => string;
+  /** Between a source's file name and its pages: ", " / "，". */
+  separator: string;
+  /** The document title of a note: "Speaking note: <question>". */
+  titleOf: (question: string) => string;
+  /** The Word document's language (its Latin text; East Asian text is zh-HK in both). */
+  docLanguage: string;
+}
 
 /** A paragraph group to read out (markdown: paragraphs, lists, tables), or a follow-up and its answer. */
 export type NotePart =
@@ -117,23 +130,18 @@ export function directParts(blocks: AnswerBlock[], fallback: string): { parts: N
   return { parts, dropped };
 }
 
-/** The line that introduces a follow-up: "If pressed: <question>" (or "If pressed:"). */
-export function followupLine(question: string | null): string {
-  return question ? `${NOTE_LABELS.followup}: ${question}` : `${NOTE_LABELS.followup}:`;
-}
-
 /** The parts as plain text to read out (what "Copy as speaking note" copies): paragraphs split by
  * blank lines, a follow-up as its "If pressed: …" line then its answer. */
-export function speakingText(parts: NotePart[]): string {
+export function speakingText(parts: NotePart[], labels: NoteLabels): string {
   return parts
-    .flatMap((p) => (p.kind === 'text' ? [p.text] : [followupLine(p.question), p.text]))
+    .flatMap((p) => (p.kind === 'text' ? [p.text] : [labels.followup(p.question), p.text]))
     .filter((x) => x.trim())
     .join('\n\n');
 }
 
 /** The speaking text of one direct answer (internal notes left out). */
-export function directSpeakingText(direct: DirectAnswer): string {
-  return speakingText(directParts(direct.blocks, direct.text).parts);
+export function directSpeakingText(direct: DirectAnswer, labels: NoteLabels): string {
+  return speakingText(directParts(direct.blocks, direct.text).parts, labels);
 }
 
 function noteSource(s: Source): NoteSource {
@@ -148,10 +156,9 @@ function noteSource(s: Source): NoteSource {
   };
 }
 
-/** "page 2", "pages 2–3", or null for a source without pages (DOCX, TXT). */
-export function pagesLabel(page: number | null, endPage: number | null = null): string | null {
-  if (page == null) return null;
-  return endPage != null ? `${NOTE_LABELS.pages} ${page}–${endPage}` : `${NOTE_LABELS.page} ${page}`;
+/** "page 2", "pages 2–3" (in the labels' language), or null for a source without pages (DOCX, TXT). */
+export function pagesLabel(labels: NoteLabels, page: number | null, endPage: number | null = null): string | null {
+  return page == null ? null : labels.pages(page, endPage);
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   WidthType,
   type FileChild,
 } from 'docx';
-import { NOTE_LABELS, followupLine, type NotePart, type SpeakingNote } from './speakingNote';
+import type { NoteLabels, NotePart, SpeakingNote } from './speakingNote';
 import { answerWhere, sourceLine } from './speakingNoteMarkdown';
 
 /** Text runs of one line, `**bold**` spans as bold runs. */
@@ -85,54 +85,54 @@ export function markdownBlocks(markdown: string): FileChild[] {
   return out;
 }
 
-function partBlocks(part: NotePart): FileChild[] {
+function partBlocks(part: NotePart, labels: NoteLabels): FileChild[] {
   if (part.kind === 'text') return markdownBlocks(part.text);
   return [
-    new Paragraph({ spacing: { before: 120 }, children: runs(followupLine(part.question), true) }),
+    new Paragraph({ spacing: { before: 120 }, children: runs(labels.followup(part.question), true) }),
     ...markdownBlocks(part.text),
   ];
 }
 
-/** The note as a `docx` Document (question, answer with its provenance, sources). */
-export function speakingNoteDocument(note: SpeakingNote): Document {
+/** The note as a `docx` Document (question, answer with its provenance, sources), its own words in `labels`' language. */
+export function speakingNoteDocument(note: SpeakingNote, labels: NoteLabels): Document {
   const children: FileChild[] = [
-    new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(NOTE_LABELS.title)] }),
+    new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(labels.title)] }),
     new Paragraph({
       spacing: { after: 200 },
-      children: [new TextRun({ text: `${NOTE_LABELS.question}: `, bold: true }), new TextRun(note.question)],
+      children: [new TextRun({ text: `${labels.lead(labels.question)} `, bold: true }), new TextRun(note.question)],
     }),
   ];
   if (!note.covered) {
     children.push(
-      new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun(NOTE_LABELS.notCovered)] }),
-      new Paragraph({ children: [new TextRun(NOTE_LABELS.notCoveredText)] }),
+      new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun(labels.notCovered)] }),
+      new Paragraph({ children: [new TextRun(labels.notCoveredText)] }),
     );
   } else {
-    children.push(new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun(NOTE_LABELS.answer)] }));
+    children.push(new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun(labels.answer)] }));
     const answer = note.answer;
     if (answer) {
       const heading = [answer.questionId, answer.questionText].filter(Boolean).join(' ');
       if (heading) children.push(new Paragraph({ heading: HeadingLevel.HEADING_2, children: [new TextRun(heading)] }));
-      const where = answerWhere(answer);
+      const where = answerWhere(answer, labels);
       if (where) children.push(new Paragraph({ children: [new TextRun({ text: where, italics: true })] }));
-      for (const part of answer.parts) children.push(...partBlocks(part));
+      for (const part of answer.parts) children.push(...partBlocks(part, labels));
     }
     if (note.sources.length > 0) {
-      children.push(new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun(NOTE_LABELS.sources)] }));
-      note.sources.forEach((s, i) => children.push(new Paragraph({ children: [new TextRun(`${i + 1}. ${sourceLine(s)}`)] })));
+      children.push(new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun(labels.sources)] }));
+      note.sources.forEach((s, i) => children.push(new Paragraph({ children: [new TextRun(`${i + 1}. ${sourceLine(s, labels)}`)] })));
     }
     if (note.internalLeftOut > 0) {
-      children.push(new Paragraph({ spacing: { before: 200 }, children: [new TextRun({ text: NOTE_LABELS.internalLeftOut, italics: true })] }));
+      children.push(new Paragraph({ spacing: { before: 200 }, children: [new TextRun({ text: labels.internalLeftOut, italics: true })] }));
     }
   }
   return new Document({
-    title: `${NOTE_LABELS.title}: ${note.question}`,
-    styles: { default: { document: { run: { language: { value: 'en-GB', eastAsia: 'zh-HK' } } } } },
+    title: labels.titleOf(note.question),
+    styles: { default: { document: { run: { language: { value: labels.docLanguage, eastAsia: 'zh-HK' } } } } },
     sections: [{ children }],
   });
 }
 
 /** The note as a .docx file. */
-export function speakingNoteDocx(note: SpeakingNote): Promise<Blob> {
-  return Packer.toBlob(speakingNoteDocument(note));
+export function speakingNoteDocx(note: SpeakingNote, labels: NoteLabels): Promise<Blob> {
+  return Packer.toBlob(speakingNoteDocument(note, labels));
 }

@@ -19,10 +19,12 @@ import {
 } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
-import { errorMessage } from '../lib/api';
+import { Trans, useTranslation } from 'react-i18next';
+import { contentLang } from '../lib/contentLang';
 import { formatDate } from '../lib/format';
 import { useCreateKey, useKeys, useRevokeKey } from '../lib/queries';
-import { ROLE_DESCRIPTIONS, ROLE_LABELS, isAdmin } from '../lib/roles';
+import { isAdmin, roleDescription, roleLabel } from '../lib/roles';
+import { ErrorMessage } from '../components/ErrorMessage';
 import { useCaller } from '../lib/session';
 import type { KeyCreated, KeyInfo, Role } from '../types';
 
@@ -42,6 +44,7 @@ async function copyText(text: string, input: HTMLInputElement | null): Promise<b
 
 /** The dialog showing a new key, the one time it is available. */
 function NewKeyDialog({ created, onClose }: { created: KeyCreated | null; onClose: () => void }) {
+  const { t } = useTranslation();
   const input = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<'no' | 'yes' | 'select'>('no');
   const close = () => {
@@ -52,7 +55,7 @@ function NewKeyDialog({ created, onClose }: { created: KeyCreated | null; onClos
     <Modal
       opened={created !== null}
       onClose={close}
-      title="New API key"
+      title={t('keys.newKey')}
       centered
       size="lg"
       // The key cannot be shown again: a stray click outside must not lose it.
@@ -61,17 +64,20 @@ function NewKeyDialog({ created, onClose }: { created: KeyCreated | null; onClos
       {created && (
         <Stack gap="md">
           <Text size="sm">
-            Key for department <b>{created.department}</b>, role <b>{ROLE_LABELS[created.role]}</b> (prefix{' '}
-            <Code>{created.key_prefix}</Code>).
+            <Trans
+              i18nKey="keys.createdFor"
+              t={t}
+              values={{ department: created.department, role: roleLabel(created.role, t), prefix: created.key_prefix }}
+              components={{ b: <b />, code: <Code /> }}
+            />
           </Text>
-          <Alert color="orange" title="Copy it now" role="alert">
-            This key will not be shown again: only a hash of it is stored. If it is lost, revoke it and
-            create a new one.
+          <Alert color="orange" title={t('keys.copyNow')} role="alert">
+            {t('keys.copyNowText')}
           </Alert>
           <Group gap="xs" align="flex-end" wrap="nowrap">
             <TextInput
               ref={input}
-              label="API key"
+              label={t('signIn.keyLabel')}
               value={created.key}
               readOnly
               onFocus={(e) => e.currentTarget.select()}
@@ -83,15 +89,15 @@ function NewKeyDialog({ created, onClose }: { created: KeyCreated | null; onClos
               variant="light"
               onClick={async () => setCopied((await copyText(created.key, input.current)) ? 'yes' : 'select')}
             >
-              {copied === 'yes' ? 'Copied' : 'Copy key'}
+              {copied === 'yes' ? t('keys.copied') : t('keys.copy')}
             </Button>
           </Group>
           <Text size="xs" c="dimmed" role="status">
-            {copied === 'yes' && 'Copied to the clipboard.'}
-            {copied === 'select' && 'The key is selected: press Ctrl+C (⌘C) to copy it.'}
+            {copied === 'yes' && t('keys.copiedText')}
+            {copied === 'select' && t('keys.selected')}
           </Text>
           <Group justify="flex-end">
-            <Button onClick={close}>Done</Button>
+            <Button onClick={close}>{t('keys.done')}</Button>
           </Group>
         </Stack>
       )}
@@ -100,20 +106,21 @@ function NewKeyDialog({ created, onClose }: { created: KeyCreated | null; onClos
 }
 
 function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCreated: (k: KeyCreated) => void }) {
+  const { t } = useTranslation();
   const [department, setDepartment] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [label, setLabel] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
   const create = useCreateKey();
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const name = department.trim();
     if (!name) {
-      setError('Name the department the key belongs to.');
+      setMissing(true);
       return;
     }
-    setError(null);
+    setMissing(false);
     create.mutate(
       { department: name, role, label: label.trim() },
       {
@@ -122,7 +129,7 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
           onCreated(created);
         },
         onError: (err) =>
-          notifications.show({ color: 'red', title: 'Could not create the key', message: errorMessage(err) }),
+          notifications.show({ color: 'red', title: t('keys.createFailed'), message: <ErrorMessage error={err} /> }),
       },
     );
   };
@@ -130,16 +137,16 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
   return (
     <Paper withBorder radius="md" p="md" component="section" aria-labelledby="create-key-heading">
       <Title order={2} size="h4" id="create-key-heading" mb="sm">
-        Create a key
+        {t('keys.create')}
       </Title>
-      <form onSubmit={submit} aria-label="Create a key" noValidate>
+      <form onSubmit={submit} aria-label={t('keys.create')} noValidate>
         <Group align="flex-start" gap="md" wrap="wrap">
           <TextInput
-            label="Department"
-            description="The department whose documents it works with"
+            label={t('keys.department')}
+            description={t('keys.departmentDescription')}
             value={department}
             onChange={(e) => setDepartment(e.currentTarget.value)}
-            error={error}
+            error={missing ? t('keys.departmentMissing') : null}
             list="key-departments"
             autoComplete="off"
             spellCheck={false}
@@ -152,16 +159,16 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
             ))}
           </datalist>
           <NativeSelect
-            label="Role"
-            description={ROLE_DESCRIPTIONS[role]}
+            label={t('keys.role')}
+            description={roleDescription(role, t)}
             value={role}
             onChange={(e) => setRole(e.currentTarget.value as Role)}
-            data={ROLES.map((r) => ({ value: r, label: ROLE_LABELS[r] }))}
+            data={ROLES.map((r) => ({ value: r, label: roleLabel(r, t) }))}
             w={260}
           />
           <TextInput
-            label="Label"
-            description="Optional: who or what uses it"
+            label={t('keys.label')}
+            description={t('keys.labelDescription')}
             value={label}
             onChange={(e) => setLabel(e.currentTarget.value)}
             autoComplete="off"
@@ -169,7 +176,7 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
           />
         </Group>
         <Button type="submit" mt="md" loading={create.isPending}>
-          Create key
+          {t('keys.createSubmit')}
         </Button>
       </form>
     </Paper>
@@ -178,20 +185,22 @@ function CreateKeyForm({ departments, onCreated }: { departments: string[]; onCr
 
 /** A time cell: short and on one line (the table scrolls sideways on narrow screens). */
 function When({ iso, empty = '—' }: { iso: string | null; empty?: string }) {
+  const { t } = useTranslation();
   if (!iso) return <>{empty}</>;
   return (
     <time dateTime={iso} style={{ whiteSpace: 'nowrap' }}>
-      {formatDate(iso)}
+      {formatDate(iso, t)}
     </time>
   );
 }
 
 function KeyStatus({ info }: { info: KeyInfo }) {
+  const { t } = useTranslation();
   if (info.revoked_at) {
     return (
       <Stack gap={2} align="flex-start">
         <Badge color="red" variant="light">
-          Revoked
+          {t('keys.revoked')}
         </Badge>
         <Text size="xs" c="dimmed">
           <When iso={info.revoked_at} />
@@ -201,38 +210,52 @@ function KeyStatus({ info }: { info: KeyInfo }) {
   }
   return (
     <Badge color="green" variant="light">
-      Active
+      {t('keys.active')}
     </Badge>
   );
 }
 
 function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
+  const { t } = useTranslation();
   const revoke = useRevokeKey();
   const confirmRevoke = (info: KeyInfo) => {
     const own = info.key_prefix === ownPrefix;
     modals.openConfirmModal({
-      title: 'Revoke this key?',
+      title: t('keys.revokeTitle'),
       centered: true,
       children: (
         <Stack gap="xs">
           <Text size="sm">
-            Requests with key <Code>{info.key_prefix}</Code> ({info.department}, {ROLE_LABELS[info.role]}
-            {info.label ? `, ${info.label}` : ''}) will be refused from now on. This cannot be undone.
+            <Trans
+              i18nKey={info.label ? 'keys.revokeTextLabel' : 'keys.revokeText'}
+              t={t}
+              values={{
+                prefix: info.key_prefix,
+                department: info.department,
+                role: roleLabel(info.role, t),
+                label: info.label,
+              }}
+              components={{ code: <Code />, label: <span lang={contentLang(info.label)} /> }}
+            />
           </Text>
           {own && (
-            <Alert color="orange" title="This is your key">
-              You are signed in with it: you will be signed out.
+            <Alert color="orange" title={t('keys.yourKey')}>
+              {t('keys.yourKeyText')}
             </Alert>
           )}
         </Stack>
       ),
-      labels: { confirm: 'Revoke', cancel: 'Cancel' },
+      labels: { confirm: t('keys.revoke'), cancel: t('common.cancel') },
       confirmProps: { color: 'red' },
       onConfirm: () =>
         revoke.mutate(info.key_prefix, {
-          onSuccess: () => notifications.show({ color: 'green', message: `Key ${info.key_prefix} revoked.` }),
+          onSuccess: () => notifications.show({ color: 'green', message: t('keys.revokedText', { prefix: info.key_prefix }) }),
           onError: (err) =>
-            notifications.show({ color: 'red', title: `Could not revoke ${info.key_prefix}`, message: errorMessage(err) }),
+            notifications.show({
+              color: 'red',
+              title: t('keys.revokeFailed', { prefix: info.key_prefix }),
+              message: <ErrorMessage error={err} />,
+            }),
         }),
     });
   };
@@ -240,7 +263,7 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
   if (keys.length === 0) {
     return (
       <Text size="sm" c="dimmed">
-        No keys yet.
+        {t('keys.none')}
       </Text>
     );
   }
@@ -250,18 +273,21 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
   );
   return (
     <Table.ScrollContainer minWidth={860}>
-      <Table striped highlightOnHover verticalSpacing="xs" aria-labelledby="keys-heading">
+      {/* Headings and short cells on one line: Chinese would otherwise break between any two
+          characters (角/色) in the columns the table's scroll width squeezes. */}
+      <Table striped highlightOnHover verticalSpacing="xs" aria-labelledby="keys-heading"
+        styles={{ th: { whiteSpace: 'nowrap' } }}>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th scope="col">Prefix</Table.Th>
-            <Table.Th scope="col">Department</Table.Th>
-            <Table.Th scope="col">Role</Table.Th>
-            <Table.Th scope="col">Label</Table.Th>
-            <Table.Th scope="col">Created</Table.Th>
-            <Table.Th scope="col">Last used</Table.Th>
-            <Table.Th scope="col">Status</Table.Th>
+            <Table.Th scope="col">{t('keys.column.prefix')}</Table.Th>
+            <Table.Th scope="col">{t('keys.department')}</Table.Th>
+            <Table.Th scope="col">{t('keys.role')}</Table.Th>
+            <Table.Th scope="col">{t('keys.label')}</Table.Th>
+            <Table.Th scope="col">{t('keys.column.created')}</Table.Th>
+            <Table.Th scope="col">{t('keys.column.lastUsed')}</Table.Th>
+            <Table.Th scope="col">{t('filters.status')}</Table.Th>
             <Table.Th scope="col">
-              <VisuallyHidden>Actions</VisuallyHidden>
+              <VisuallyHidden>{t('keys.column.actions')}</VisuallyHidden>
             </Table.Th>
           </Table.Tr>
         </Table.Thead>
@@ -272,20 +298,20 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
                 <Code>{info.key_prefix}</Code>
                 {info.key_prefix === ownPrefix && (
                   <Badge size="xs" variant="outline" ml={6}>
-                    You
+                    {t('keys.you')}
                   </Badge>
                 )}
               </Table.Td>
-              <Table.Td>{info.department}</Table.Td>
-              <Table.Td>{ROLE_LABELS[info.role] ?? info.role}</Table.Td>
-              <Table.Td>{info.label || '—'}</Table.Td>
+              <Table.Td lang={contentLang(info.department)} style={{ whiteSpace: 'nowrap' }}>{info.department}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{roleLabel(info.role, t)}</Table.Td>
+              <Table.Td lang={info.label ? contentLang(info.label) : undefined}>{info.label || '—'}</Table.Td>
               <Table.Td>
                 <When iso={info.created_at} />
               </Table.Td>
               <Table.Td>
-                <When iso={info.last_used_at} empty="Never" />
+                <When iso={info.last_used_at} empty={t('keys.never')} />
               </Table.Td>
-              <Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>
                 <KeyStatus info={info} />
               </Table.Td>
               <Table.Td>
@@ -294,11 +320,11 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
                     size="xs"
                     variant="light"
                     color="red"
-                    aria-label={`Revoke key ${info.key_prefix}`}
+                    aria-label={t('keys.revokeLabel', { prefix: info.key_prefix })}
                     onClick={() => confirmRevoke(info)}
                     loading={revoke.isPending && revoke.variables === info.key_prefix}
                   >
-                    Revoke
+                    {t('keys.revoke')}
                   </Button>
                 )}
               </Table.Td>
@@ -312,12 +338,13 @@ function KeyTable({ keys, ownPrefix }: { keys: KeyInfo[]; ownPrefix: string }) {
 
 /** Key management (admin): every key with its department, role and use; create; revoke. */
 export function KeysPage() {
+  const { t } = useTranslation();
   const caller = useCaller();
   if (!isAdmin(caller)) {
     return (
       <Container size="lg" px="md" py="lg">
-        <Alert color="gray" title="Keys are managed by administrators">
-          Your key ({ROLE_LABELS[caller.role]}, {caller.department}) cannot list or create keys.
+        <Alert color="gray" title={t('keys.adminsOnly')}>
+          {t('keys.adminsOnlyText', { role: roleLabel(caller.role, t), department: caller.department })}
         </Alert>
       </Container>
     );
@@ -326,6 +353,7 @@ export function KeysPage() {
 }
 
 function AdminKeys({ ownPrefix }: { ownPrefix: string }) {
+  const { t } = useTranslation();
   const keys = useKeys();
   const [created, setCreated] = useState<KeyCreated | null>(null);
   const departments = [...new Set((keys.data?.keys ?? []).map((k) => k.department))].sort((a, b) => a.localeCompare(b));
@@ -334,11 +362,10 @@ function AdminKeys({ ownPrefix }: { ownPrefix: string }) {
       <Stack gap="lg">
         <div>
           <Title order={1} size="h2">
-            API keys
+            {t('keys.title')}
           </Title>
           <Text c="dimmed" size="sm">
-            Each key belongs to one department and has a role. A key is shown once, when it is created;
-            revoking it refuses its next request.
+            {t('keys.intro')}
           </Text>
         </div>
 
@@ -346,12 +373,12 @@ function AdminKeys({ ownPrefix }: { ownPrefix: string }) {
 
         <section aria-labelledby="keys-heading">
           <Title order={2} size="h4" id="keys-heading" mb="sm">
-            Keys
+            {t('nav.keys.label')}
           </Title>
-          {keys.isPending && <Loader size="sm" aria-label="Loading keys" />}
+          {keys.isPending && <Loader size="sm" aria-label={t('keys.loading')} />}
           {keys.isError && (
-            <Alert color="red" title="Could not load the keys" role="alert">
-              {errorMessage(keys.error)}
+            <Alert color="red" title={t('keys.loadFailed')} role="alert">
+              <ErrorMessage error={keys.error} />
             </Alert>
           )}
           {keys.isSuccess && <KeyTable keys={keys.data.keys} ownPrefix={ownPrefix} />}

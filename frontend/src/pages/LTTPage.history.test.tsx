@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { strFromU8, unzipSync } from 'fflate';
 import { LTTPage } from './LTTPage';
+import { i18n } from '../i18n';
 import { MEMBER, READER, jsonResponse, makeDocument, makeSource, mockFetch, renderWithProviders } from '../test/utils';
 import type { QueryResponse } from '../types';
 
@@ -45,7 +46,7 @@ async function ask(user: ReturnType<typeof userEvent.setup>, question: string) {
   const box = screen.getByRole('textbox', { name: /question/i });
   await user.clear(box);
   await user.type(box, `${question}{Enter}`);
-  await screen.findByText(`Q: ${question}`);
+  await screen.findByRole('heading', { name: `Q: ${question}` }); // "Q: " then the question in its own lang
 }
 
 describe('LTTPage history', () => {
@@ -66,7 +67,7 @@ describe('LTTPage history', () => {
     expect(queries(spy)).toBe(2);
 
     await user.click(items[1]);
-    expect(await screen.findByText('Q: 排水會否水浸？')).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Q: 排水會否水浸？' })).toBeInTheDocument();
     expect(screen.getByText('The answer to A1.')).toBeInTheDocument();
     expect(screen.queryByText('The answer to B2.')).not.toBeInTheDocument();
     expect(within(history).getAllByRole('button', { name: /？/ })[1]).toHaveAttribute('aria-current', 'true');
@@ -134,5 +135,30 @@ describe('LTTPage speaking-note export', () => {
     const xml = strFromU8(files['word/document.xml']);
     expect(xml).toContain('The answer to A1.');
     expect(xml).not.toContain('Internal detail');
+  });
+
+  it('writes the note in the interface language: 問題, 答案, 來源 from the Chinese interface', async () => {
+    await i18n.changeLanguage('zh-HK');
+    const user = userEvent.setup();
+    routes();
+    const saved = captureDownloads();
+    renderWithProviders(<LTTPage />);
+    const box = screen.getByRole('textbox', { name: /^問題/ });
+    await user.type(box, '排水會否水浸？{Enter}');
+    const group = await screen.findByRole('group', { name: '匯出為發言稿' });
+    await user.click(within(group).getByRole('button', { name: '下載 Markdown' }));
+    const zh = await saved['speaking-note-A1.md'].text();
+    expect(zh.startsWith('# 發言稿\n\n**問題：** 排水會否水浸？\n\n## 答案\n\n**A1** 排水會否水浸？（原題）')).toBe(true);
+    expect(zh).toContain('## 來源\n\n1. budget.pdf，第3頁 — A1 排水會否水浸？（原題）');
+    expect(zh).toContain('*本發言稿不包括內部參考。*');
+    expect(zh).not.toContain('Internal detail');
+    expect(zh).not.toMatch(/Speaking note|Question|Sources|page 3/);
+
+    await act(() => i18n.changeLanguage('en')); // switched: the next note is in English
+    await user.click(within(screen.getByRole('group', { name: 'Export as speaking note' }))
+      .getByRole('button', { name: 'Download Markdown' }));
+    const en = await saved['speaking-note-A1.md'].text();
+    expect(en.startsWith('# Speaking note\n\n**Question:** 排水會否水浸？\n\n## Answer')).toBe(true);
+    expect(en).toContain('1. budget.pdf, page 3 — A1');
   });
 });

@@ -1,32 +1,40 @@
 import { useEffect, useRef, useState } from 'react';
 import { Alert, Anchor, Container, Stack, Text, Title } from '@mantine/core';
+import { Trans, useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { Link } from 'react-router-dom';
 import { AskBox } from '../components/AskBox';
 import { AnswerPanel } from '../components/AnswerPanel';
 import { AnswerHistory } from '../components/AnswerHistory';
+import { ErrorMessage } from '../components/ErrorMessage';
 import { useAnswerHistory, type HistoryEntry } from '../lib/history';
 import { useAskQuestion, useDocuments } from '../lib/queries';
-import { ApiError, QueryAborted, errorMessage } from '../lib/api';
+import { QueryAborted } from '../lib/api';
+import { errorCase } from '../lib/errors';
 import { canUpload } from '../lib/roles';
 import { useCaller } from '../lib/session';
 
-function queryErrorText(error: unknown): { title: string; message: string } {
-  if (error instanceof QueryAborted) {
-    return error.reason === 'cancelled'
-      ? { title: 'Cancelled', message: error.message }
-      : { title: 'No answer in time', message: error.message };
+/** The title of the alert for a question that got no answer. */
+function queryErrorTitle(error: unknown, t: TFunction): string {
+  switch (errorCase(error)) {
+    case 'cancelled':
+      return t('ltt.error.cancelled');
+    case 'queryTimeout':
+    case 'timeout':
+      return t('ltt.error.noAnswerInTime');
+    case 'network':
+      return t('ltt.error.unreachable');
+    case 'unavailable':
+      return t('ltt.error.unavailable');
+    case 'server':
+      return t('ltt.error.server');
+    default:
+      return t('ltt.error.couldNotAnswer');
   }
-  if (error instanceof ApiError) {
-    if (error.status === 504) return { title: 'No answer in time', message: error.detail };
-    if (error.isNetworkError) return { title: 'Cannot reach the server', message: error.detail };
-    if (error.status === 503) return { title: 'Service unavailable', message: error.detail };
-    if (error.status >= 500) return { title: 'Server error', message: error.detail };
-    return { title: 'Could not answer the question', message: error.detail };
-  }
-  return { title: 'Could not answer the question', message: errorMessage(error) };
 }
 
 export function LTTPage() {
+  const { t } = useTranslation();
   const caller = useCaller();
   const ask = useAskQuestion();
   const documents = useDocuments();
@@ -57,31 +65,30 @@ export function LTTPage() {
       <Stack gap="lg">
         <div>
           <Title order={1} size="h2">
-            Ask the briefing papers
+            {t('ltt.title')}
           </Title>
           <Text c="dimmed" size="sm">
-            Answers cite the source pages; open a one-page PDF to check the original.
+            {t('ltt.intro')}
           </Text>
         </div>
 
         {noDocuments && (
-          <Alert color="blue" title="No documents yet">
-            There is nothing to search yet.{' '}
+          <Alert color="blue" title={t('ltt.noDocuments.title')}>
+            {t('ltt.noDocuments.nothing')}{' '}
             {canUpload(caller) ? (
-              <>
-                <Anchor component={Link} to="/rag-database">
-                  Upload briefing papers on the RAG Database page
-                </Anchor>
-                .
-              </>
+              <Trans
+                i18nKey="ltt.noDocuments.upload"
+                t={t}
+                components={{ anchor: <Anchor component={Link} to="/rag-database" /> }}
+              />
             ) : (
-              `A member of ${caller.department} uploads briefing papers; they appear here once indexed.`
+              t('ltt.noDocuments.reader', { department: caller.department })
             )}
           </Alert>
         )}
         {documents.isError && (
-          <Alert color="yellow" title="Could not load the document list">
-            {errorMessage(documents.error)}
+          <Alert color="yellow" title={t('ltt.documentsError')}>
+            <ErrorMessage error={documents.error} />
           </Alert>
         )}
 
@@ -94,12 +101,12 @@ export function LTTPage() {
 
         {cancelled && (
           <Text size="sm" c="dimmed" role="status">
-            The question was cancelled.
+            {t('errors.cancelled')}
           </Text>
         )}
         {ask.isError && !cancelled && (
-          <Alert color="red" title={queryErrorText(ask.error).title} role="alert">
-            {queryErrorText(ask.error).message}
+          <Alert color="red" title={queryErrorTitle(ask.error, t)} role="alert">
+            <ErrorMessage error={ask.error} />
           </Alert>
         )}
         {shown && !ask.isPending && <AnswerPanel key={shown.id} response={shown.response} question={shown.question} />}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Alert, Badge, Container, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { DocumentFilterBar } from '../components/DocumentFilterBar';
 import { DocumentList } from '../components/DocumentList';
@@ -15,30 +16,29 @@ import {
 } from '../lib/documentFilters';
 import { useDocumentPage } from '../lib/queries';
 import { useDocumentEvents } from '../lib/events';
-import { errorMessage } from '../lib/api';
+import { formatNumber } from '../lib/format';
+import { serverNotice } from '../lib/serverText';
+import { ErrorMessage } from '../components/ErrorMessage';
 import { canUpload, isAdmin, visibilityOf } from '../lib/roles';
 import { useCaller } from '../lib/session';
 import type { DocumentInfo, IngestResponse } from '../types';
 
 function Stat({ label, value }: { label: string; value: number | string }) {
+  const { t } = useTranslation();
   return (
     <Paper withBorder radius="md" p="sm">
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
         {label}
       </Text>
-      <Text fw={700} size="xl" aria-label={`${label}: ${value}`}>
+      <Text fw={700} size="xl" aria-label={t('database.stat', { label, value })}>
         {value}
       </Text>
     </Paper>
   );
 }
 
-const LIVE_LABEL: Record<string, { text: string; color: string }> = {
-  open: { text: 'Live updates on', color: 'green' },
-  connecting: { text: 'Connecting to live updates…', color: 'yellow' },
-  closed: { text: 'Live updates off — refreshing periodically', color: 'red' },
-  unsupported: { text: 'Live updates unavailable — refreshing periodically', color: 'gray' },
-};
+/** The live-updates badge per stream state (`database.live.<state>` in the locales). */
+const LIVE_COLORS = { open: 'green', connecting: 'yellow', closed: 'red', unsupported: 'gray' } as const;
 
 /**
  * The departments an admin can filter by: those seen in any list so far (a filtered list shows
@@ -58,6 +58,7 @@ function useSeenDepartments(documents: DocumentInfo[] | undefined, own: string):
 }
 
 export function RAGDatabasePage() {
+  const { t } = useTranslation();
   const caller = useCaller();
   const admin = isAdmin(caller);
   const eventState = useDocumentEvents();
@@ -81,7 +82,7 @@ export function RAGDatabasePage() {
     }
   };
 
-  const live = LIVE_LABEL[eventState];
+  const notice = documents.data?.notice ? serverNotice(documents.data.notice, t) : null;
 
   return (
     <Container size="lg" px="md" py="lg">
@@ -89,50 +90,54 @@ export function RAGDatabasePage() {
         <Group justify="space-between" align="flex-end" wrap="wrap">
           <div>
             <Title order={1} size="h2">
-              RAG Database
+              {t('database.title')}
             </Title>
             <Text c="dimmed" size="sm">
-              {admin
-                ? 'Briefing papers of every department indexed for question answering.'
-                : `Briefing papers of ${caller.department} and the shared library, indexed for question answering.`}
+              {admin ? t('database.introAdmin') : t('database.intro', { department: caller.department })}
             </Text>
           </div>
-          <Badge color={live.color} variant="dot" role="status">
-            {live.text}
+          <Badge color={LIVE_COLORS[eventState]} variant="dot" role="status">
+            {t(`database.live.${eventState}`)}
           </Badge>
         </Group>
 
         <Group align="flex-end" gap="lg" wrap="wrap">
           <SimpleGrid cols={{ base: 2, sm: 2 }} maw={480} style={{ flex: '1 1 320px' }}>
-            <Stat label="Documents" value={documents.data?.total_documents ?? '—'} />
-            <Stat label="Chunks" value={documents.data?.total_chunks ?? '—'} />
+            <Stat
+              label={t('database.documents')}
+              value={documents.data ? formatNumber(documents.data.total_documents, t) : '—'}
+            />
+            <Stat
+              label={t('database.chunks')}
+              value={documents.data ? formatNumber(documents.data.total_chunks, t) : '—'}
+            />
           </SimpleGrid>
         </Group>
 
         {canUpload(caller) ? (
           <DocumentUpload onUploaded={onUploaded} departments={departments} />
         ) : (
-          <Alert color="gray" variant="light" title="Read-only access">
-            Your key can read and ask questions; uploading and deleting documents needs a member key.
+          <Alert color="gray" variant="light" title={t('database.readOnly')}>
+            {t('database.readOnlyText')}
           </Alert>
         )}
 
         <section aria-labelledby="documents-heading">
           <Title order={2} size="h4" id="documents-heading" mb="sm">
-            Documents
+            {t('database.documents')}
           </Title>
           <Stack gap="sm" mb="sm">
             <DocumentFilterBar filters={filters} onChange={changeFilters} departments={admin ? departments : null} />
           </Stack>
-          {documents.isPending && <Loader size="sm" aria-label="Loading documents" />}
+          {documents.isPending && <Loader size="sm" aria-label={t('database.loading')} />}
           {documents.isError && (
-            <Alert color="red" title="Could not load documents" role="alert">
-              {errorMessage(documents.error)}
+            <Alert color="red" title={t('database.loadFailed')} role="alert">
+              <ErrorMessage error={documents.error} />
             </Alert>
           )}
-          {documents.data?.notice && (
+          {notice && (
             <Alert color="gray" variant="light" mb="sm" role="status">
-              {documents.data.notice}
+              <span lang={notice.lang}>{notice.text}</span>
             </Alert>
           )}
           {documents.isSuccess && (
@@ -148,12 +153,12 @@ export function RAGDatabasePage() {
                 replacements={replacements}
                 emptyText={
                   filtered
-                    ? 'No documents match this search and these filters.'
+                    ? t('database.noMatch')
                     : documents.data.total > 0
-                      ? 'No documents on this page.'
+                      ? t('database.noneOnPage')
                       : canUpload(caller)
                         ? undefined
-                        : 'No documents yet.'
+                        : t('database.noneYet')
                 }
               />
               {documents.data.documents.length > 5 && (

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { App } from '../App';
-import { KEY_REJECTED_MESSAGE, currentKey, storeKey } from '../lib/auth';
+import { currentKey, storeKey } from '../lib/auth';
 import {
   MEMBER,
   MockEventStream,
@@ -12,6 +12,9 @@ import {
   mockFetch,
   renderWithProviders,
 } from '../test/utils';
+
+/** What the sign-in screen says after a 401 signed the session out. */
+const KEY_REJECTED_MESSAGE = 'Your key was not accepted — it may have been revoked. Sign in again.';
 
 const EMPTY_LIST = { documents: [], total_documents: 0, total_chunks: 0 };
 

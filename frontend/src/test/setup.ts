@@ -1,10 +1,17 @@
 import '@testing-library/jest-dom/vitest';
-import { afterEach, vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { forgetKey } from '../lib/auth';
+import { i18n } from '../i18n';
 
 // findBy*/waitFor give up after 1 s by default: too short when the 2 cores run several test files.
 configure({ asyncUtilTimeout: 5000 });
+
+// Every test runs in English unless it switches (the language tests do): no remembered choice.
+beforeEach(async () => {
+  window.localStorage.clear();
+  await i18n.changeLanguage('en');
+});
 
 afterEach(() => {
   cleanup();

@@ -5,6 +5,8 @@ import { MantineProvider } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { i18n as I18n } from 'i18next';
+import { I18nextProvider } from 'react-i18next';
 import { vi } from 'vitest';
 import { cssVariablesResolver, theme } from '../providers';
 import { storeKey } from '../lib/auth';
@@ -25,6 +27,11 @@ export interface RenderOptions {
    * SessionProvider, which reads the stored key and asks the mocked `GET /api/v1/whoami`.
    */
   caller?: Caller | null;
+  /**
+   * An i18next instance to render with (a test simulating a reload), instead of the app's; the
+   * app's runs in English in every test (`setup.ts`) unless the test switches it.
+   */
+  i18n?: I18n;
 }
 
 /** A session that stays signed in as `caller`; `signOut` and `signIn` are spies. */
@@ -38,7 +45,7 @@ export function fixedSession(caller: Caller): Session {
   };
 }
 
-export function renderWithProviders(ui: ReactElement, { route = '/', caller = MEMBER }: RenderOptions = {}) {
+export function renderWithProviders(ui: ReactElement, { route = '/', caller = MEMBER, i18n }: RenderOptions = {}) {
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: Infinity }, mutations: { retry: false } },
   });
@@ -53,7 +60,7 @@ export function renderWithProviders(ui: ReactElement, { route = '/', caller = ME
       <MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter>
     </ModalsProvider>
   );
-  const result = render(
+  const tree = (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} env="test">
       <QueryClientProvider client={queryClient}>
         {session ? (
@@ -62,8 +69,9 @@ export function renderWithProviders(ui: ReactElement, { route = '/', caller = ME
           <SessionProvider>{inner}</SessionProvider>
         )}
       </QueryClientProvider>
-    </MantineProvider>,
+    </MantineProvider>
   );
+  const result = render(i18n ? <I18nextProvider i18n={i18n}>{tree}</I18nextProvider> : tree);
   return { ...result, queryClient, session };
 }
 
