@@ -30,7 +30,8 @@
 // Then, once (in English when it is one of the languages, else in the last), the keyboard alone
 // (issue 13; page.keyboard only — Tab, Shift+Tab, Enter, Space, typing; no click, no fill): signs in
 // as the member, Tabs to the RAG Database link and the dropzone, opens the file chooser with Space
-// and uploads E_基礎設施.txt with "Upload" (Enter), waits for it to be indexed; Shift+Tabs to the LTT
+// and uploads E_基礎設施.txt with "Upload" (Enter), waits for it to be indexed (the focus then on
+// "Choose files…", not lost to the page while "Upload" was disabled); Shift+Tabs to the LTT
 // link, Tabs to the question box, types E's first truth query and sends it with Enter; Tabs to
 // the first source's "View", opens the viewer with Enter (its highlight or marked passage shown, the
 // focus inside), closes it with Escape and checks the focus is back on "View"; Shift+Tabs to the RAG
@@ -1028,7 +1029,13 @@ async function keyboardOnly(page, t) {
   await status.filter({ hasText: ended }).waitFor({ timeout: indexTimeoutMs });
   check((await status.textContent())?.trim() === t('documents.status.indexed'),
     `${KEYBOARD_FILENAME} ended as ${(await status.textContent())?.trim()}`);
-  log(`keyboard: uploaded ${KEYBOARD_FILENAME} as ${documentId}, indexed; ${tabs.upload} Tab presses`);
+  // "Upload" was disabled while it worked: the focus must not be lost to the page, but be on "Choose files…".
+  const choose = await page.getByRole('button', { name: t('upload.choose'), exact: true }).elementHandle();
+  const afterUpload = await focusState(page, choose);
+  check(afterUpload.hit, `after the upload the focus is on ${afterUpload.body ? 'the page (lost)' : afterUpload.desc}, ` +
+    `not on "${t('upload.choose')}"`);
+  log(`keyboard: uploaded ${KEYBOARD_FILENAME} as ${documentId}, indexed; the focus on "${t('upload.choose')}"; ` +
+    `${tabs.upload} Tab presses`);
 
   // --- 2. Ask: back to the LTT link (Shift+Tab), then the question box; type, Enter.
   tabs.ask = await tabTo(page, nav('ltt'), `"${t('nav.ltt.label')}"`, { back: true });
