@@ -210,6 +210,13 @@ class Settings(BaseSettings):
     # of the per-language normalised keyword score, keyword matches added to the candidates;
     # renditions of one passage in two documents (bigram Jaccard >= threshold) are collapsed.
     query_keyword_weight: float = 0.2
+    # Entity match (services/query/gazetteer.py): weight of the share of the named paper's
+    # entity score, and the score added to a paper the question does not name when it names
+    # one (fitted on the unseen set's calibration half, bench/retrieval_fit.py).
+    query_entity_weight: float = 0.0
+    query_entity_miss_weight: float = 0.0
+    # the entity score that names a paper, in IDF units of a term found in one document only
+    query_entity_min_named: float = 0.5
     query_keyword_candidates: int = 20
     query_duplicate_threshold: float = 0.8
     # "Not covered" (services/query/coverage.py): a response is covered when
