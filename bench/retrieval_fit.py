@@ -127,7 +127,7 @@ async def gather(department: str, wide: ScoringParams, known: dict[str, list[flo
                 await asyncio.sleep(3)
         docs = set().union(*(by_file.get(f, set()) for f in files))
         out.append(Case(query, groups, docs, qa_id, stage, texts))
-    return out
+    return out, keywords.snapshot.gazetteer
 
 
 def ranks(cases: list[Case], params: ScoringParams, k: int, duplicate_threshold: float) -> list[int | None]:
