@@ -95,3 +95,22 @@ def test_entity_weight_lifts_the_named_paper_and_miss_weight_sinks_the_other():
     ranked = score_candidates(np.array([0.99, 0.1]), "zh", {}, [named, other], fitted)
     assert ranked[0].chunk_id == "a"
     assert abs(ranked[1].score - (ranked[1].dense - 0.05)) < 1e-9
+
+
+def test_finish_reports_the_matched_entity_of_the_named_paper_only():
+    from services.query.keyword_index import KeywordHits
+    from services.query.retrieve import Stage, finish
+
+    meta = {"lang": "zh", "content_chars": 100, "chunk_kind": "qa", "question_id": "A1", "page_number": 1}
+    named = Candidate("d1_1", "", {**meta, "document_id": "d1"}, np.array([1.0, 0.0]))
+    other = Candidate("d2_1", "", {**meta, "document_id": "d2"}, np.array([0.9, 0.1]))
+    g = gazetteer()
+    entities = g.matches("When will HSK station open?", ["hsk", "stt"])
+    stage = Stage(np.array([1.0, 0.0]), "en", {}, [named, other], "when will hsk station open",
+                  KeywordHits({}, {}), {"d1": entities["hsk"], "d2": entities["stt"]})
+    named.entity, other.entity_miss = 1.0, True
+    params = ScoringParams.from_settings(Settings(), debias=False)
+    hits = finish(stage, params, 2, {"d1_1": "問 A1：洪水橋站何時通車？", "d2_1": "問 A1：新田站何時通車？"})
+    assert [h.source.chunk_id for h in hits] == ["d1_1", "d2_1"]
+    assert hits[0].source.matched_entity == ["hsk"]
+    assert hits[1].source.matched_entity == []
