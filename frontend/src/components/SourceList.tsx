@@ -109,6 +109,7 @@ export function SourceList({ sources, title = 'Sources' }: { sources: Source[]; 
         {sources.map((source, index) => {
           const range = pageRangeLabel(source.source_page_range);
           const matchedTerms = (source.matched_terms ?? []).filter((term) => term.trim() !== '');
+          const matchedEntity = (source.matched_entity ?? []).filter((term) => term.trim() !== '');
           const alsoIn = source.also_in ?? [];
           return (
             <Card component="li" key={`${source.chunk_id}-${index}`} withBorder padding="sm" radius="md">
@@ -154,11 +155,16 @@ export function SourceList({ sources, title = 'Sources' }: { sources: Source[]; 
               <Text size="sm" mt="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
                 {source.snippet}
               </Text>
-              {(matchedTerms.length > 0 || alsoIn.length > 0) && (
+              {(matchedTerms.length > 0 || matchedEntity.length > 0 || alsoIn.length > 0) && (
                 <Stack gap={2} mt="xs">
                   {matchedTerms.length > 0 && (
                     <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
                       Matched words: {matchedTerms.join(', ')}
+                    </Text>
+                  )}
+                  {matchedEntity.length > 0 && (
+                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+                      Paper named in the question: {matchedEntity.join(', ')}
                     </Text>
                   )}
                   {alsoIn.length > 0 && <AlsoIn renditions={alsoIn} />}
