@@ -210,6 +210,16 @@ class Settings(BaseSettings):
     # of the per-language normalised keyword score, keyword matches added to the candidates;
     # renditions of one passage in two documents (bigram Jaccard >= threshold) are collapsed.
     query_keyword_weight: float = 0.2
+    # Entity match (services/query/gazetteer.py): weight of the share of the named paper's
+    # entity score, the score added to a paper the question does not name when it names one,
+    # and the entity score that names a paper (IDF units of a term found in one document only).
+    # Fitted by bench/retrieval_fit.py on the unseen set's calibration half + bench/calibration
+    # (grid entity 0..0.6, miss 0..-0.1, min_named 0.8/1.2, qa_prior 0.04/0.1): unseen
+    # calibration R@1/R@3 0.71/0.85 -> 0.78/0.91, test half 0.74/0.84 -> 0.79/0.92, fixture
+    # truth 0.74/0.93 and bench/calibration 0.76/0.89 unchanged.
+    query_entity_weight: float = 0.3
+    query_entity_miss_weight: float = -0.05
+    query_entity_min_named: float = 1.2
     query_keyword_candidates: int = 20
     query_duplicate_threshold: float = 0.8
     # "Not covered" (services/query/coverage.py): a response is covered when

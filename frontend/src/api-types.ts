@@ -1307,7 +1307,10 @@ export interface components {
          *     ``"dense"`` (question vs chunk embedding), ``"question-line"`` (vs the pair's question
          *     line) or ``"keyword"`` (BM25 on the query's words or their dictionary translations).
          *     ``matched_terms``: the query words (or their translations, ``"特惠 (ex gratia)"``) found
-         *     in the chunk. ``also_in``: the same passage in other documents (collapsed into this one).
+         *     in the chunk. ``matched_entity``: the name terms (district, programme, abbreviation such as
+         *     ``hsk`` or ``洪水``) that the question shares with the title of the source's document — the
+         *     entity match that lifted it (empty: the question names no paper, or another one).
+         *     ``also_in``: the same passage in other documents (collapsed into this one).
          *     ``department``: the department of the source's document; ``visibility``: ``shared`` when
          *     it is in the shared library (the UI then says "shared").
          */
@@ -1349,6 +1352,8 @@ export interface components {
             matched_by: "dense" | "question-line" | "keyword";
             /** Matched Terms */
             matched_terms: string[];
+            /** Matched Entity */
+            matched_entity: string[];
             /** Also In */
             also_in: components["schemas"]["Rendition"][];
             /**

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 import bm25s
 import numpy as np
 
+from services.query.gazetteer import DocumentName, Gazetteer, document_name_terms
 from services.query.keyword_tokens import (
     cjk_bigrams,
     covered_runs,
@@ -68,6 +70,7 @@ class Snapshot:
     bm25: bm25s.BM25 | None
     vocab: dict[str, int]
     position: dict[str, int] = field(default_factory=dict)
+    gazetteer: Gazetteer = field(default_factory=lambda: Gazetteer({}))
 
 
 EMPTY = Snapshot([], [], np.array([], dtype=object), None, {})
@@ -75,16 +78,21 @@ EMPTY = Snapshot([], [], np.array([], dtype=object), None, {})
 
 @dataclass(frozen=True)
 class IndexedChunk:
-    """A chunk as the index keeps it: id, metadata and its search-text tokens."""
+    """A chunk as the index keeps it: id, metadata, its search-text tokens and, for a
+    document's first chunk (``chunk_index`` 0), the document's name terms (``gazetteer``)."""
 
     chunk_id: str
     meta: dict[str, Any]
     tokens: list[str]
+    name: DocumentName | None = None
 
 
 def index_chunk(chunk_id: str, text: str, meta: dict[str, Any] | None) -> IndexedChunk:
-    """Tokenise one stored chunk (text put in search form, ``keyword_tokens.document_tokens``)."""
-    return IndexedChunk(chunk_id, meta or {}, document_tokens(normalize_for_search(text or "")))
+    """Tokenise one stored chunk (text put in search form, ``keyword_tokens.document_tokens``);
+    a first chunk also gives its document's name terms."""
+    meta = meta or {}
+    names = document_name_terms(text or "") if meta.get("chunk_index", 0) == 0 else None
+    return IndexedChunk(chunk_id, meta, document_tokens(normalize_for_search(text or "")), names)
 
 
 class KeywordIndex:
@@ -244,7 +252,15 @@ def fit_snapshot(chunks: list[IndexedChunk]) -> Snapshot:
     ids = [c.chunk_id for c in chunks]
     metas = [c.meta for c in chunks]
     langs = np.array([str(m.get("lang", "")) for m in metas], dtype=object)
-    return Snapshot(ids, metas, langs, bm25, dict(bm25.vocab_dict), {cid: n for n, cid in enumerate(ids)})
+    names: dict[str, DocumentName] = {}
+    bodies: dict[str, set[str]] = defaultdict(set)
+    for c in chunks:
+        doc = str(c.meta.get("document_id", ""))
+        bodies[doc].update(c.tokens)
+        if c.name is not None:
+            names.setdefault(doc, c.name)
+    return Snapshot(ids, metas, langs, bm25, dict(bm25.vocab_dict), {cid: n for n, cid in enumerate(ids)},
+                    Gazetteer(names, bodies))
 
 
 def build_snapshot(records: Iterable[Record]) -> Snapshot:

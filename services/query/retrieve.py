@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from services.query.gazetteer import EntityMatch
 from services.query.keyword_index import KeywordHits, KeywordIndex, matched_terms
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans, debias, language_neutral
@@ -61,8 +63,10 @@ def to_rendition(chunk_id: str, meta: dict[str, Any]) -> Rendition:
 
 
 def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matched_by: MatchedBy = "dense",
-              terms: list[str] | None = None, also_in: list[Rendition] | None = None) -> Source:
-    """A scored chunk as a ``Source`` (``score`` rounded to 4 decimals)."""
+              terms: list[str] | None = None, also_in: list[Rendition] | None = None,
+              entity: list[str] | None = None) -> Source:
+    """A scored chunk as a ``Source`` (``score`` rounded to 4 decimals; ``entity``: the name
+    terms its document's title shares with the question, ``gazetteer``)."""
     view = chunk_view(chunk_id, text, meta)
     is_qa = meta.get("chunk_kind") == "qa"
     return Source(
@@ -74,7 +78,7 @@ def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matc
         answer=text if is_qa else None,
         topic_section=meta.get("topic_section") or None,
         source_page_range=view.get("source_page_range"), matched_by=matched_by,
-        matched_terms=terms or [], also_in=also_in or [],
+        matched_terms=terms or [], matched_entity=entity or [], also_in=also_in or [],
         department=str(meta.get("department") or "default"),
         visibility="shared" if meta.get("visibility") == "shared" else "department")
 
@@ -168,39 +172,30 @@ def keyword_candidates(hits: KeywordHits, n: int) -> list[str]:
     return [cid for cid, _ in sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]]
 
 
-async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
-                   document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
-                   params: ScoringParams | None = None, candidates: int = 40,
-                   strategy: str | None = None, topic_section: str | None = None,
-                   cache: VectorCache | None = None, keywords: KeywordIndex | None = None,
-                   keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8,
-                   departments: Scope = None) -> list[Hit]:
-    """Top-``k`` chunks for ``question``, best first, each with its full stored text (``Hit``).
+@dataclass
+class Stage:
+    """The scored candidates of one question before collapsing (``rank_candidates``): the raw
+    query embedding, its language, the language means used, the candidates (unsorted, with
+    every signal filled in), the keyword form of the question and its keyword hits."""
 
-    The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
-    Traditional) exactly as chunks were at index time, embedded, debiased and made
-    language-neutral (``langbias.language_neutral``), searched once in the chunk and once in the
-    question-line collection; the best keyword (BM25 + dictionary translation) matches join
-    the candidates, which are re-scored exactly by ``scoring.score_candidates``. Renditions of
-    one passage in several documents are collapsed into the best one (``renditions``).
+    embedding: np.ndarray
+    lang: str
+    means: dict[str, np.ndarray]
+    candidates: list[Candidate]
+    kw_text: str
+    hits: KeywordHits
+    entities: dict[str, EntityMatch]
 
-    Args:
-        document_ids / strategy / topic_section: optional filters (``None``: no restriction).
-        departments: the caller's scope: only chunks of these departments or of the shared
-            library are candidates — dense, question-line and keyword alike, so renditions
-            (``also_in``) come from the scope too (``None``: every department).
-        means: per-language mean vectors (``None``: no language-bias removal).
-        candidates: candidates fetched per language and collection.
-        cache: stored vectors already fetched (``None``: always fetch).
-        keywords: the keyword index (``None`` or ``params.keyword_weight == 0``: dense only).
-        keyword_candidates_n: best keyword matches added to the candidates.
-        duplicate_threshold: bigram Jaccard at or above which chunks of two documents are
-            one passage (> 1 disables collapsing).
 
-    Raises:
-        openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
-    """
-    params = params or ScoringParams.from_settings()
+async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
+                          document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
+                          params: ScoringParams, candidates: int = 40, strategy: str | None = None,
+                          topic_section: str | None = None, cache: VectorCache | None = None,
+                          keywords: KeywordIndex | None = None, keyword_candidates_n: int = 20,
+                          departments: Scope = None) -> Stage:
+    """Embed ``question``, gather its candidates and fill in their keyword and entity signals
+    (``retrieve`` without scoring and collapsing; ``bench/retrieval_fit.py`` rescoring them
+    under other weights). Arguments as for :func:`retrieve`."""
     text = normalize_for_search(question)
     qlang = detect_language(text)
     emb = np.asarray(await embedder.embed_query(text[:EMBED_QUERY_CHARS]), dtype=np.float64)
@@ -216,22 +211,92 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache,
                                     keyword_candidates(hits, keyword_candidates_n),
                                     keywords.metadata if keywords is not None else None)
+    entities: dict[str, EntityMatch] = {}
+    if keywords is not None:
+        entities = keywords.snapshot.gazetteer.matches(question, [str(c.meta.get("document_id", "")) for c in cands],
+                                                       params.entity_min_named)
     for c in cands:
         c.keyword = hits.scores.get(c.chunk_id, 0.0)
-    ranked = score_candidates(emb, qlang, mean_map, cands, params)[:max(4 * k, k + 10)]
-    if not ranked:
-        return []
+        match = entities.get(str(c.meta.get("document_id", "")))
+        c.entity = match.share if match is not None else 0.0
+        c.entity_miss = match is not None and match.named and match.share == 0
+    return Stage(emb, qlang, mean_map, cands, kw_text, hits, entities)
+
+
+async def fetch_texts(vectors: VectorStore, ranked: list[Candidate]) -> dict[str, str]:
+    """Chunk id → stored text of the ``ranked`` candidates (ids deleted since: absent)."""
     got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
-    texts = dict(zip(got["ids"], got["documents"] or [], strict=False))
-    kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts[c.chunk_id] or "", c,
+    return {i: t or "" for i, t in zip(got["ids"], got["documents"] or [], strict=False)}
+
+
+def finish(stage: Stage, params: ScoringParams, k: int, texts: Mapping[str, str],
+           duplicate_threshold: float = 0.8) -> list[Hit]:
+    """Score ``stage``'s candidates under ``params``, collapse renditions and build the top-``k``
+    hits (``texts``: chunk id → stored text; a candidate without text is left out)."""
+    ranked = top_ranked(stage, params, k)
+    kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts[c.chunk_id], c,
                             has_page=page_pdf_of(c.meta) is not None)
                      for c in ranked if c.chunk_id in texts],  # absent: deleted since the index was built
                     k, duplicate_threshold)
     out = []
     for r in kept:
         c, best = r.item, r.best
-        terms = matched_terms(kw_text, chunk_search_form(r.text), str(c.meta.get("lang", "")), hits.term_sets)
+        terms = matched_terms(stage.kw_text, chunk_search_form(r.text), str(c.meta.get("lang", "")),
+                              stage.hits.term_sets)
+        match = stage.entities.get(str(c.meta.get("document_id", "")))
+        entity = list(match.terms) if match is not None and match.share > 0 else []
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
-        out.append(Hit(to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also), r.text,
-                       best.keyword, best.question))
+        out.append(Hit(to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also, entity),
+                       r.text, best.keyword, best.question))
     return out
+
+
+def top_ranked(stage: Stage, params: ScoringParams, k: int) -> list[Candidate]:
+    """The best ``max(4k, k + 10)`` candidates of ``stage`` under ``params`` (scored in place)."""
+    return score_candidates(stage.embedding, stage.lang, stage.means, stage.candidates, params)[:max(4 * k, k + 10)]
+
+
+async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
+                   document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
+                   params: ScoringParams | None = None, candidates: int = 40,
+                   strategy: str | None = None, topic_section: str | None = None,
+                   cache: VectorCache | None = None, keywords: KeywordIndex | None = None,
+                   keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8,
+                   departments: Scope = None) -> list[Hit]:
+    """Top-``k`` chunks for ``question``, best first, each with its full stored text (``Hit``).
+
+    The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
+    Traditional) exactly as chunks were at index time, embedded, debiased and made
+    language-neutral (``langbias.language_neutral``), searched once in the chunk and once in the
+    question-line collection; the best keyword (BM25 + dictionary translation) matches join
+    the candidates; each candidate's document gets the question's entity match (``gazetteer``:
+    the district or programme the question names against the document's title); candidates
+    are re-scored exactly by ``scoring.score_candidates``. Renditions of one passage in several
+    documents are collapsed into the best one (``renditions``).
+
+    Args:
+        document_ids / strategy / topic_section: optional filters (``None``: no restriction).
+        departments: the caller's scope: only chunks of these departments or of the shared
+            library are candidates — dense, question-line and keyword alike, so renditions
+            (``also_in``) come from the scope too (``None``: every department).
+        means: per-language mean vectors (``None``: no language-bias removal).
+        candidates: candidates fetched per language and collection.
+        cache: stored vectors already fetched (``None``: always fetch).
+        keywords: the keyword index and its gazetteer (``None``: dense only, no entity match;
+            ``params.keyword_weight == 0``: no keyword scores).
+        keyword_candidates_n: best keyword matches added to the candidates.
+        duplicate_threshold: bigram Jaccard at or above which chunks of two documents are
+            one passage (> 1 disables collapsing).
+
+    Raises:
+        openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
+    """
+    params = params or ScoringParams.from_settings()
+    stage = await rank_candidates(vectors, embedder, question, k, document_ids, means=means, params=params,
+                                  candidates=candidates, strategy=strategy, topic_section=topic_section,
+                                  cache=cache, keywords=keywords, keyword_candidates_n=keyword_candidates_n,
+                                  departments=departments)
+    ranked = top_ranked(stage, params, k)
+    if not ranked:
+        return []
+    return finish(stage, params, k, await fetch_texts(vectors, ranked), duplicate_threshold)

@@ -8,6 +8,8 @@ For a query vector ``q`` in language ``lq`` and a chunk with vector ``p`` in lan
     score    = (1 - w)·dense + w·question + qa_prior  (Q&A chunks with a question vector)
              = dense                                   (other chunks)
     score   += w_k·keyword   (keyword: BM25 with dictionary translation, 0..1, ``keyword_index``)
+    score   += w_e·entity    (entity: share of the best document's entity match, 0..1, ``gazetteer``)
+    score   += w_m           when the question names a paper and not this one (w_m <= 0)
     score   -= 1   when the chunk has fewer than min_content_chars non-space characters
 
 ``matched_by`` names the signal under which the chunk ranks best among the candidates
@@ -43,6 +45,8 @@ class Candidate:
     dense: float = 0.0
     question: float | None = None
     keyword: float = 0.0
+    entity: float = 0.0
+    entity_miss: bool = False
     matched_by: MatchedBy = "dense"
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -51,6 +55,9 @@ class Candidate:
 class ScoringParams:
     """``question_weight`` w in [0, 1]; ``qa_prior`` added to Q&A chunks (cosine units);
     ``keyword_weight`` w_k (cosine units per unit of normalised keyword score);
+    ``entity_weight`` w_e (cosine units per unit of entity share: the paper the question names);
+    ``entity_miss_weight`` w_m added when the question names another paper (cosine units);
+    ``entity_min_named``: how strong a match names a paper (``gazetteer.Gazetteer.matches``);
     ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means.
 
     No defaults here: the values are the ``QUERY_*`` settings (``from_settings``), so they are
@@ -61,6 +68,9 @@ class ScoringParams:
     keyword_weight: float
     min_content_chars: int
     debias: bool
+    entity_weight: float
+    entity_miss_weight: float
+    entity_min_named: float
 
     @classmethod
     def from_settings(cls, s: Settings | None = None, **overrides: Any) -> ScoringParams:
@@ -68,7 +78,9 @@ class ScoringParams:
         s = s or get_settings()
         return replace(cls(question_weight=s.query_question_weight, qa_prior=s.query_qa_prior,
                            keyword_weight=s.query_keyword_weight, min_content_chars=s.query_min_content_chars,
-                           debias=s.query_language_debias), **overrides)
+                           debias=s.query_language_debias, entity_weight=s.query_entity_weight,
+                           entity_miss_weight=s.query_entity_miss_weight,
+                           entity_min_named=s.query_entity_min_named), **overrides)
 
 
 def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.ndarray],
@@ -92,7 +104,9 @@ def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.nda
             c.question = float(q @ debias(np.asarray(c.question_vector, dtype=np.float64), mu))
             w = params.question_weight
             c.score = (1 - w) * c.dense + w * c.question + params.qa_prior
-        c.score += params.keyword_weight * c.keyword
+        c.score += params.keyword_weight * c.keyword + params.entity_weight * c.entity
+        if c.entity_miss:
+            c.score += params.entity_miss_weight
         chars = c.meta.get("content_chars")
         if isinstance(chars, int) and chars < params.min_content_chars:
             c.score -= 1.0

@@ -54,6 +54,17 @@ describe('SourceList matched words', () => {
   });
 });
 
+describe('SourceList matched entity', () => {
+  it('shows the name terms the question shares with the paper title, only when there are some', () => {
+    const [named, other] = renderCards([
+      makeSource({ matched_entity: ['hsk', '洪水'] }),
+      makeSource({ chunk_id: 'doc-1_3', matched_entity: [] }),
+    ]);
+    expect(within(named).getByText('Paper named in the question: hsk, 洪水')).toBeInTheDocument();
+    expect(within(other).queryByText(/paper named/i)).not.toBeInTheDocument();
+  });
+});
+
 describe('SourceList also-in', () => {
   it('links each other rendition of the passage in a new tab, with page when known', () => {
     const [card] = renderCards([

@@ -120,6 +120,7 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
         {sources.map((source, index) => {
           const range = pageRangeLabel(source.source_page_range, t);
           const matchedTerms = (source.matched_terms ?? []).filter((term) => term.trim() !== '');
+          const matchedEntity = (source.matched_entity ?? []).filter((term) => term.trim() !== '');
           const alsoIn = source.also_in ?? [];
           return (
             <Card component="li" key={`${source.chunk_id}-${index}`} withBorder padding="sm" radius="md">
@@ -174,7 +175,7 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
               >
                 {source.snippet}
               </Text>
-              {(matchedTerms.length > 0 || alsoIn.length > 0) && (
+              {(matchedTerms.length > 0 || matchedEntity.length > 0 || alsoIn.length > 0) && (
                 <Stack gap={2} mt="xs">
                   {matchedTerms.length > 0 && (
                     <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid="matched-terms">
@@ -185,6 +186,11 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
                           <Lang>{term}</Lang>
                         </Fragment>
                       ))}
+                    </Text>
+                  )}
+                  {matchedEntity.length > 0 && (
+                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
+                      Paper named in the question: {matchedEntity.join(', ')}
                     </Text>
                   )}
                   {alsoIn.length > 0 && <AlsoIn renditions={alsoIn} />}

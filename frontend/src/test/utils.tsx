@@ -296,6 +296,7 @@ export function makeSource(overrides: Partial<Source> = {}): Source {
     source_page_range: null,
     matched_by: 'dense',
     matched_terms: [],
+    matched_entity: [],
     also_in: [],
     department: 'default',
     visibility: 'department',

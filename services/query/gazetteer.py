@@ -1,0 +1,201 @@
+"""Entity match: the district or programme a question names, matched against the name of each
+document — a gazetteer learned from the documents' own title lines, no list of places in code.
+
+A document's *name* is the title region of its first chunk (its first ``TITLE_LINES`` lines
+of at most ``TITLE_LINE_CHARS`` characters: the paper stamp, the bilingual title line such as
+``洪水橋／厦村新發展區 Hung Shui Kiu/Ha Tsuen New Development Area`` and the meeting line) plus the
+short forms the first chunk introduces in brackets (``（洪水橋新發展區）``, ``(NTN)``). Its name
+terms are the CJK bigrams, English stems and numbers of that text, and the initials of every run
+of two or more capitalised English words in it (``Hung Shui Kiu`` → ``hsk``, ``Tseung Kwan O
+Area`` → ``tko``, ``San Tin Technopole`` → ``stt``): how officers abbreviate districts.
+
+A question's entity score for a document is the summed IDF of the name terms they share (IDF
+over the distinct document names, so 新發展區 or "Development", in many titles, weigh little and
+洪水橋 or HSK, in one, much); ``entity_shares`` divides by the best document's score, so the
+paper the question names scores 1 and a neighbour naming another district 0. A question that
+names no document (best score below ``min_named`` unique-term IDFs) gives every document 0.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from services.query.keyword_tokens import HAN, cjk_bigrams, english_words, join_cjk_lines, stem
+from shared.textnorm import normalize_for_search
+
+TITLE_LINES = 4
+TITLE_LINE_CHARS = 100
+ALIAS_SCAN_CHARS = 800
+_ALIAS = re.compile(r"[（(]([^（）()\n]{2,12})[）)]")
+_HAS_NAME = re.compile(f"[A-Za-z{HAN}]")
+_NUMBER = re.compile(r"(?<![0-9])[0-9]{2,4}(?![0-9])")
+_YEAR = re.compile(r"(?<![0-9])(19|20)[0-9]{2}(?![0-9])")
+_CJK = re.compile(f"[{HAN}]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# A capitalised run is broken by anything that is not a space between words.
+_RUN_BREAK = re.compile(r"[^A-Za-z' -]")
+
+
+def title_region(first_chunk: str) -> str:
+    """The first ``TITLE_LINES`` non-empty lines of a document's first chunk, up to the first line
+    longer than ``TITLE_LINE_CHARS`` (body text), NFKC-normalised, without the lines holding a
+    year (the paper stamp ``立法會CB(1)412/2025(03)號文件`` and the meeting line name the
+    committee and date, not the subject)."""
+    lines: list[str] = []
+    for line in unicodedata.normalize("NFKC", first_chunk).splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if len(line) > TITLE_LINE_CHARS or len(lines) == TITLE_LINES:
+            break
+        lines.append(line)
+    return "\n".join(line for line in lines if not _YEAR.search(line))
+
+
+def aliases(first_chunk: str) -> list[str]:
+    """Short forms introduced in brackets in the first ``ALIAS_SCAN_CHARS`` characters
+    (``（洪水橋新發展區）``, ``(NTN)``); brackets holding only digits or symbols are left out."""
+    text = unicodedata.normalize("NFKC", first_chunk[:ALIAS_SCAN_CHARS])
+    return [a.strip() for a in _ALIAS.findall(text) if _HAS_NAME.search(a)]
+
+
+def initialisms(text: str) -> dict[str, frozenset[str]]:
+    """Lower-case initials of every contiguous run of two or more capitalised English words,
+    each with the stems of its words of two or more letters (``"Hung Shui Kiu/Ha Tsuen"`` → hsk,
+    hs, sk, ht; a one-letter word such as the O of Tseung Kwan O counts for the initials).
+    Lower-case words, punctuation and CJK break runs."""
+    out: dict[str, set[str]] = {}
+    for segment in _RUN_BREAK.split(text.replace("\n", " ")):
+        run: list[str] = []
+        for w in [*_WORD.findall(segment), ""]:
+            if w[:1].isupper():
+                run.append(w)
+                continue
+            for i in range(len(run)):
+                for j in range(i + 2, len(run) + 1):
+                    words = run[i:j]
+                    out.setdefault("".join(x[0].lower() for x in words), set()).update(
+                        stem(x.lower()) for x in words if len(x) >= 2)
+            run = []
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def name_terms(text: str, capitalised_only: bool = False) -> set[str]:
+    """Match terms of a name or question: CJK bigrams, English stems, abbreviations written in
+    capitals (lower-cased, unstemmed: ``YLS`` → ``yls``) and numbers of 2–4 digits (in search
+    form: Simplified → Traditional, NFKC). ``capitalised_only``: English stems of capitalised
+    words only (a question names a place as ``San Tin``, not as "common" or "long-term")."""
+    form = join_cjk_lines(normalize_for_search(text))
+    raw = _WORD.findall(unicodedata.normalize("NFKC", text))
+    capitals = {w.lower() for w in raw if len(w) >= 2 and w.isupper()}
+    words = english_words(" ".join(w for w in raw if w[:1].isupper())) if capitalised_only else english_words(form)
+    return set(cjk_bigrams(form)) | {stem(w) for w in words} | capitals | set(_NUMBER.findall(form))
+
+
+@dataclass(frozen=True)
+class DocumentName:
+    """A document's name terms and, for each initialism among them, the stems it abbreviates."""
+
+    terms: frozenset[str]
+    parts: Mapping[str, frozenset[str]]
+
+
+def document_name_terms(first_chunk: str) -> DocumentName:
+    """A document's name from its first chunk (``title_region`` + ``aliases`` + ``initialisms``
+    of both)."""
+    terms: set[str] = set()
+    parts: dict[str, frozenset[str]] = {}
+    for n in [title_region(first_chunk), *aliases(first_chunk)]:
+        abbreviations = initialisms(n)
+        terms |= name_terms(n) | abbreviations.keys()
+        for k, v in abbreviations.items():
+            parts[k] = parts.get(k, frozenset()) | v
+    return DocumentName(frozenset(terms), parts)
+
+
+def _is_cjk(term: str) -> bool:
+    return bool(_CJK.match(term))
+
+
+@dataclass(frozen=True)
+class EntityMatch:
+    """A question's entity score for one document: ``score`` (summed IDF of the shared name
+    terms), ``share`` (``score`` / the best document's; 0..1), ``terms`` (shared terms, by
+    weight) and ``named`` (the question names some document: the best score reaches
+    ``min_named``; a document with ``named`` and ``share`` 0 is one the question does not name)."""
+
+    score: float
+    share: float
+    terms: tuple[str, ...]
+    named: bool = False
+
+
+class Gazetteer:
+    """Document id → name terms, weighted by IDF over the distinct documents.
+
+    A name term's document frequency counts the documents whose name *or text* holds it
+    (``bodies``), so a word of a title that every paper uses in its text (補償, 污水, "cost")
+    weighs little: a district is named in the title of its paper and in few others' text. A
+    term no text holds (an initialism such as ``hsk``) weighs as a term of one name. IDF is per
+    script: an English word's frequency is out of the documents with English text (a Chinese
+    paper's bilingual title line counts), so "development" is as common as 發展.
+
+    Args:
+        documents: document id → its name (``document_name_terms``); an initialism's weight is
+            capped by the weight of its rarest word (``nda`` of "New Development Area" weighs as
+            little as "development", ``hsk`` of "Hung Shui Kiu" as much as "kiu").
+        bodies: document id → the index terms of its text (CJK bigrams, English stems;
+            ``None``: document frequency over the names only).
+    """
+
+    def __init__(self, documents: Mapping[str, DocumentName],
+                 bodies: Mapping[str, Iterable[str]] | None = None) -> None:
+        self.names = {d: n.terms for d, n in documents.items()}
+        groups: dict[frozenset[str], set[str]] = {}  # renditions of one paper count once
+        for d, terms in self.names.items():
+            groups.setdefault(terms, set()).update((bodies or {}).get(d, ()))
+        title_df: dict[str, int] = {}
+        body_df: dict[str, int] = {}
+        per_script = {True: 0, False: 0}  # documents with any Chinese / any Latin term
+        for terms, body in groups.items():
+            for t in terms:
+                title_df[t] = title_df.get(t, 0) + 1
+            every = body | terms
+            for t in every:
+                body_df[t] = body_df.get(t, 0) + 1
+            for script in per_script:
+                per_script[script] += any(_is_cjk(t) == script for t in every)
+        n = max(len(groups), 1)
+        df = body_df if bodies is not None else title_df
+        self.idf = {t: math.log((max(per_script[_is_cjk(t)], 1) + 1) / (df[t] + 0.5)) for t in title_df}
+        for doc in documents.values():  # an initialism weighs no more than its rarest word
+            for short, words in doc.parts.items():
+                cap = max((self.idf.get(w, 0.0) for w in words), default=0.0)
+                if short in self.idf and not any(t == short for t in words):
+                    self.idf[short] = min(self.idf[short], cap)
+        self.unique_idf = math.log((n + 1) / 1.5)
+
+    @classmethod
+    def from_first_chunks(cls, first_chunks: Mapping[str, str],
+                          bodies: Mapping[str, Iterable[str]] | None = None) -> Gazetteer:
+        """From document id → the text of its first chunk (``bodies``: as for the constructor)."""
+        return cls({d: document_name_terms(t) for d, t in first_chunks.items()}, bodies)
+
+    def matches(self, question: str, document_ids: Iterable[str], min_named: float = 0.5) -> dict[str, EntityMatch]:
+        """The entity match of ``question`` for each of ``document_ids`` (unknown ids score 0).
+
+        Args:
+            min_named: the best document's score below which the question names no document,
+                in units of the IDF of a term in one document only (0.5: half such a term).
+        """
+        q = name_terms(question, capitalised_only=True)
+        raw: dict[str, tuple[float, tuple[str, ...]]] = {}
+        for d in dict.fromkeys(document_ids):
+            shared = sorted(q & self.names.get(d, frozenset()), key=lambda t: -self.idf.get(t, 0.0))
+            raw[d] = (sum(self.idf.get(t, 0.0) for t in shared), tuple(shared))
+        best = max((s for s, _ in raw.values()), default=0.0)
+        named = best > 0 and best >= min_named * self.unique_idf
+        return {d: EntityMatch(s, s / best if named else 0.0, terms, named) for d, (s, terms) in raw.items()}
