@@ -189,8 +189,14 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
                     </Text>
                   )}
                   {matchedEntity.length > 0 && (
-                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
-                      Paper named in the question: {matchedEntity.join(', ')}
+                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid="matched-entity">
+                      {t('sources.namedPaper')}
+                      {matchedEntity.map((term, i) => (
+                        <Fragment key={`${term}-${i}`}>
+                          {i > 0 ? t('common.listSeparator') : null}
+                          <Lang>{term}</Lang>
+                        </Fragment>
+                      ))}
                     </Text>
                   )}
                   {alsoIn.length > 0 && <AlsoIn renditions={alsoIn} />}
