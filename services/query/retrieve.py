@@ -34,12 +34,16 @@ EMBED_QUERY_CHARS = 512
 class Hit(NamedTuple):
     """One retrieved passage: the ``Source``, its full stored text, its keyword score (0..1,
     ``keyword_index``) and, for a Q&A pair, the question-line similarity (cosine after
-    language-bias removal; ``None`` for other chunks). The coverage decision reads the last."""
+    language-bias removal; ``None`` for other chunks) and the part of the score that came from
+    the entity match (cosine units: ``entity_weight·entity`` plus ``entity_miss_weight`` when the
+    question names another paper). The coverage decision reads the question line and the score
+    without the entity part: naming a paper says which paper, not that it answers."""
 
     source: Source
     text: str
     keyword: float = 0.0
     question: float | None = None
+    entity_bonus: float = 0.0
 
 
 @lru_cache(maxsize=4096)
@@ -246,8 +250,9 @@ def finish(stage: Stage, params: ScoringParams, k: int, texts: Mapping[str, str]
         match = stage.entities.get(str(c.meta.get("document_id", "")))
         entity = list(match.terms) if match is not None and match.share > 0 else []
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
+        bonus = params.entity_weight * best.entity + (params.entity_miss_weight if best.entity_miss else 0.0)
         out.append(Hit(to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also, entity),
-                       r.text, best.keyword, best.question))
+                       r.text, best.keyword, best.question, bonus))
     return out
 
 

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import asyncio
 
-from services.query.answer import NOT_COVERED, compose_answer
+import pytest
+
+from services.query.answer import NOT_COVERED, compose_answer, evidence_of
 from services.query.coverage import CoverageParams, SourceEvidence, assess, decision_value, is_covered
 from services.query.retrieve import Hit
 from shared.api import Source
@@ -102,6 +104,19 @@ def test_covered_gives_the_direct_answer_and_does_not_repeat_the_sources():
     assert resp.answer_mode == "extractive" and resp.notice
     assert "f.pdf" not in resp.answer and "[1]" not in resp.answer
     assert resp.answer.startswith("**Q1 煙花匯演的預算是多少？**")
+
+
+def test_the_entity_match_part_of_a_score_is_no_evidence_of_an_answer():
+    """A question naming a paper ranks that paper's passages first, but naming it is not an
+    answer: coverage reads the score without its entity-match part."""
+    named = hit("a", 0.55)._replace(entity_bonus=0.3)
+    [ev_named] = evidence_of([named], [], PARAMS)
+    [ev_plain] = evidence_of([hit("a", 0.25)], [], PARAMS)
+    assert ev_named.score == pytest.approx(ev_plain.score) and ev_named.terms == ev_plain.terms
+    resp = asyncio.run(compose_answer(Settings(llm_base_url="", llm_model=""), "國慶煙花預算？", [named],
+                                      params=PARAMS))
+    assert not resp.covered
+    assert resp.sources[0].score == 0.55  # the ranking score shown is unchanged
 
 
 def test_unknown_share_counts_only_the_callers_papers():
