@@ -241,7 +241,7 @@ def main() -> None:
     ap.add_argument("--unknown-weights", default="0,0.1,0.2,0.3,0.4")
     ap.add_argument("--margin-weights", default="0")
     ap.add_argument("--sources", default="1,2,3", help="how many of the first sources may carry the answer")
-    ap.add_argument("--english-offsets", default="0,0.05,0.1",
+    ap.add_argument("--english-offsets", default="0,0.02,0.04,0.06,0.08,0.1,0.12,0.14,0.16,0.2",
                     help="how much lower the threshold of English questions may be")
     ap.add_argument("--department", default=None,
                     help="department whose documents are searched (default: the API key's; an admin key: every one)")
