@@ -349,6 +349,13 @@ class VectorStore:
             out.append((str(meta["document_id"]), str(meta["lang"]), rec["sum"], int(rec["count"])))
         return out
 
+    def stats_scopes(self, where: dict[str, Any] | None = None) -> dict[str, tuple[str, str]]:
+        """Document id → ``(department, visibility)`` of every statistics record (optionally
+        filtered, e.g. ``{"document_id": {"$in": [...]}}``), as kept in their metadata."""
+        got = self.stats.get(where=cast(Where, where) if where else None, include=["metadatas"])
+        return {str(m["document_id"]): (str(m.get("department", "default")), str(m.get("visibility", "department")))
+                for m in got["metadatas"] or [] if m and m.get("document_id")}
+
     def document_stats(self, document_id: str) -> LanguageSums:
         """One document's statistics: language → (sum of its chunk vectors, count); empty when
         the document has none (deleted, or not indexed yet)."""

@@ -134,7 +134,7 @@ class Follower:
         """Every ``_stats`` record into the language means (fast: one record per document and
         language). Raises chromadb errors when Chroma is down."""
         with self._apply:
-            self.means.load(self.vectors.stats_records())
+            self.means.load(self.vectors.stats_records(), self.vectors.stats_scopes())
 
     def load_keywords(self) -> None:
         """Every chunk into the keyword index (tokenising them is most of a start's work).
@@ -143,7 +143,7 @@ class Follower:
         with self._apply:
             generation = self.vectors.refresh()
             self.keywords.load(self.vectors.iter_chunks(PAGE))
-            self.means.load(self.vectors.stats_records())
+            self.means.load(self.vectors.stats_records(), self.vectors.stats_scopes())
             if self.on_switch is not None:
                 self.on_switch(generation)
         log.info("loaded %d chunks of %d documents from Chroma (generation %d) in %.2f s",
@@ -165,9 +165,9 @@ class Follower:
             start = time.perf_counter()
             target = self.vectors.at(generation)
             records = list(target.iter_chunks(PAGE))
-            stats = target.stats_records()
+            stats, scopes = target.stats_records(), target.stats_scopes()
             self.keywords.load(records)
-            self.means.load(stats)
+            self.means.load(stats, scopes)
             self.vectors.use(generation)
             if self.on_switch is not None:
                 self.on_switch(generation)
@@ -207,10 +207,11 @@ class Follower:
             chunks: dict[str, list[Record]] = {d: self.vectors.document_chunks(d) for d in reread}
             stats: dict[str, LanguageSums] = {d: self.vectors.document_stats(d)
                                               for d in dict.fromkeys(reread + restat)}
+            scopes = self.vectors.stats_scopes({"document_id": {"$in": list(stats)}}) if stats else {}
             chunks.update((d, []) for d in gone)
             stats.update((d, {}) for d in gone)
             self.keywords.update(chunks, removed)
-            self.means.update(stats)
+            self.means.update(stats, scopes)
         took = time.perf_counter() - start
         log.info("applied %d events (%d documents read, %d dropped, %d chunks dropped) in %.3f s",
                  len(batch), len(reread), len(gone), len(removed), took)

@@ -9,6 +9,11 @@ Representations"). The means come from the indexed chunks only — the ``_stats`
 holds per-document sums written by the embedder — never from queries. The query service reads
 those sums once at start and then per document as ``documents.indexed`` / ``documents.deleted``
 events arrive (``follow.py``).
+
+The means of a question are those of the caller's scope (their department's documents and the
+shared library), as ``bench/abstention.py`` fits the "not covered" thresholds: centred on every
+department's documents, the unanswerable English fireworks question scored 0.87 against 0.70 in a
+department holding one paper, and 0.938 in a full test run — covered, against the threshold.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from shared.scope import Scope, in_scope
 from shared.vectorstore import LanguageSums, StatsRecord
 
 
@@ -41,29 +47,42 @@ class LanguageMeans:
     Each document's sums are held (language → sum vector, chunk count); after a change the
     means are recomputed by adding the documents' sums in the order the records were written
     (the order of Chroma's ``_stats`` collection), so they are bit-identical to summing the
-    collection afresh. Writers are serialised; ``get`` returns the current means without a lock.
+    collection afresh. Each document's ``(department, visibility)`` is kept too, so ``get(scope)``
+    gives the means of one caller's documents (computed on first use, cached until the next
+    change). Writers are serialised; ``get`` reads without a lock.
     """
 
     def __init__(self) -> None:
         self._docs: dict[str, dict[str, tuple[np.ndarray, int]]] = {}
+        self._scopes: dict[str, tuple[str, str]] = {}
         self._means: dict[str, np.ndarray] = {}
+        self._scoped: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
         self._lock = threading.Lock()
 
-    def load(self, records: Iterable[StatsRecord]) -> None:
-        """Replace every document's sums with ``records`` (``VectorStore.stats_records()``)."""
+    def load(self, records: Iterable[StatsRecord], scopes: Mapping[str, tuple[str, str]] | None = None) -> None:
+        """Replace every document's sums with ``records`` (``VectorStore.stats_records()``) and
+        their ``(department, visibility)`` with ``scopes`` (``VectorStore.stats_scopes()``; a
+        document without one counts in every department's means)."""
         docs: dict[str, dict[str, tuple[np.ndarray, int]]] = {}
         for doc_id, lang, vec, count in records:
             docs.setdefault(doc_id, {})[lang] = (np.asarray(vec, dtype=np.float64), count)
         with self._lock:
             self._docs = docs
+            self._scopes = dict(scopes or {})
             self._recompute()
 
-    def update(self, documents: Mapping[str, LanguageSums]) -> None:
+    def update(self, documents: Mapping[str, LanguageSums],
+               scopes: Mapping[str, tuple[str, str]] | None = None) -> None:
         """Replace the sums of some documents (document id → language → (sum, count), as
-        ``VectorStore.document_stats`` returns them; empty removes the document). A rewritten
-        document moves last, as its rewritten records do in Chroma."""
+        ``VectorStore.document_stats`` returns them; empty removes the document) and record their
+        ``(department, visibility)`` from ``scopes``. A rewritten document moves last, as its
+        rewritten records do in Chroma."""
         with self._lock:
             changed = False
+            for doc_id, scope in (scopes or {}).items():
+                if self._scopes.get(doc_id) != scope:
+                    self._scopes[doc_id] = scope
+                    changed = True
             for doc_id, sums in documents.items():
                 new = {lang: (np.asarray(vec, dtype=np.float64), n) for lang, (vec, n) in sums.items()}
                 if _same(self._docs.get(doc_id), new):
@@ -71,24 +90,44 @@ class LanguageMeans:
                 self._docs.pop(doc_id, None)
                 if new:
                     self._docs[doc_id] = new
+                else:
+                    self._scopes.pop(doc_id, None)
                 changed = True
             if changed:
                 self._recompute()
 
     def _recompute(self) -> None:
-        totals: dict[str, tuple[np.ndarray, int]] = {}
-        for sums in self._docs.values():
-            for lang, (vec, n) in sums.items():
-                if lang in totals:
-                    acc, m = totals[lang]
-                    totals[lang] = (acc + vec, m + n)
-                else:
-                    totals[lang] = (np.zeros_like(vec) + vec, n)
-        self._means = {lang: vec / n for lang, (vec, n) in totals.items() if n > 0}
+        self._means = _mean_of(self._docs.values())
+        self._scoped = {}
 
-    def get(self) -> dict[str, np.ndarray]:
-        """Language → mean vector (shape ``(d,)``), for every language with indexed chunks."""
-        return self._means
+    def get(self, scope: Scope = None) -> dict[str, np.ndarray]:
+        """Language → mean vector (shape ``(d,)``) over the documents in ``scope`` (a caller's
+        departments, ``shared.scope``; ``None``: every document), for every language they have
+        chunks in."""
+        if scope is None:
+            return self._means
+        key = tuple(sorted(scope))
+        cache = self._scoped
+        got = cache.get(key)
+        if got is None:
+            docs, scopes = self._docs, self._scopes
+            got = _mean_of(sums for doc_id, sums in list(docs.items())
+                           if (s := scopes.get(doc_id)) is None or in_scope(s[0], s[1], scope))
+            cache[key] = got
+        return got
+
+
+def _mean_of(documents: Iterable[Mapping[str, tuple[np.ndarray, int]]]) -> dict[str, np.ndarray]:
+    """Language → mean vector of the documents' sums, added in the order given."""
+    totals: dict[str, tuple[np.ndarray, int]] = {}
+    for sums in documents:
+        for lang, (vec, n) in sums.items():
+            if lang in totals:
+                acc, m = totals[lang]
+                totals[lang] = (acc + vec, m + n)
+            else:
+                totals[lang] = (np.zeros_like(vec) + vec, n)
+    return {lang: vec / n for lang, (vec, n) in totals.items() if n > 0}
 
 
 def _same(a: dict[str, tuple[np.ndarray, int]] | None, b: dict[str, tuple[np.ndarray, int]]) -> bool:

@@ -203,7 +203,7 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, quest
     text = normalize_for_search(question)
     qlang = detect_language(text)
     emb = np.asarray(await embedder.embed_query(text[:EMBED_QUERY_CHARS]), dtype=np.float64)
-    mean_map = means.get() if means is not None and params.debias else {}
+    mean_map = means.get(departments) if means is not None and params.debias else {}
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
     query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
     filters: dict[str, Any] = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section,
@@ -284,7 +284,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         departments: the caller's scope: only chunks of these departments or of the shared
             library are candidates — dense, question-line and keyword alike, so renditions
             (``also_in``) come from the scope too (``None``: every department).
-        means: per-language mean vectors (``None``: no language-bias removal).
+        means: per-language mean vectors, those of the documents in ``departments`` used
+            (``None``: no language-bias removal).
         candidates: candidates fetched per language and collection.
         cache: stored vectors already fetched (``None``: always fetch).
         keywords: the keyword index and its gazetteer (``None``: dense only, no entity match;

@@ -149,6 +149,29 @@ def test_language_means_follow_documents_exactly():
 
 
 # --- the follower on an in-memory Chroma ---------------------------------------------------------
+def test_language_means_of_a_scope_are_its_documents_and_the_shared_library():
+    """A caller's questions are centred on their department's documents (and the shared
+    library's), as the "not covered" thresholds were fitted; another department's papers move
+    nothing — and a change anywhere drops the cached means."""
+    recs = {d: stats(d, n) for n, d in enumerate((A, B, C, D))}
+    scopes = {A: ("lands", "department"), B: ("afcd", "department"), C: ("isd", "shared")}
+    means = LanguageMeans()
+    means.load(recs[A] + recs[B] + recs[C], scopes)
+    assert_means(means, recs[A] + recs[B] + recs[C])                 # no scope: every document
+    for scope, docs in ((["lands"], [A, C]), (["afcd"], [B, C]), (["lands", "afcd"], [A, B, C]), ([], [C])):
+        want = fresh_means([r for d in docs for r in recs[d]])
+        got = means.get(scope)
+        assert got.keys() == want.keys() and all(np.array_equal(got[k], want[k]) for k in want), scope
+    before = means.get(["lands"])
+    means.update({D: {lang: (v, n) for _, lang, v, n in recs[D]}}, {D: ("lands", "department")})
+    want = fresh_means(recs[A] + recs[C] + recs[D])
+    assert all(np.array_equal(means.get(["lands"])[k], want[k]) for k in want)
+    assert any(not np.array_equal(before[k], want[k]) for k in want)  # the cache was dropped
+    means.update({D: {}})                                              # deleted: out of lands again
+    want = fresh_means(recs[A] + recs[C])
+    assert all(np.array_equal(means.get(["lands"])[k], want[k]) for k in want)
+
+
 class FakeVectors:
     """The part of ``VectorStore`` the follower uses, in memory, counting document reads."""
 
@@ -166,6 +189,10 @@ class FakeVectors:
 
     def stats_records(self):
         return [r for recs in self.stats.values() for r in recs]
+
+    def stats_scopes(self, where=None):
+        wanted = set(where["document_id"]["$in"]) if where else set(self.stats)
+        return {d: ("default", "department") for d in self.stats if d in wanted}
 
     def document_chunks(self, doc_id: str):
         self.reads.append(doc_id)
