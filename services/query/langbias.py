@@ -102,8 +102,9 @@ class LanguageMeans:
 
     def get(self, scope: Scope = None) -> dict[str, np.ndarray]:
         """Language → mean vector (shape ``(d,)``) over the documents in ``scope`` (a caller's
-        departments, ``shared.scope``; ``None``: every document), for every language they have
-        chunks in."""
+        departments, ``shared.scope``; ``None``: every document). A language the scope has no
+        chunks in takes every document's mean (an English question to a department holding only
+        Chinese papers is still centred)."""
         if scope is None:
             return self._means
         key = tuple(sorted(scope))
@@ -113,6 +114,7 @@ class LanguageMeans:
             docs, scopes = self._docs, self._scopes
             got = _mean_of(sums for doc_id, sums in list(docs.items())
                            if (s := scopes.get(doc_id)) is None or in_scope(s[0], s[1], scope))
+            got = {**self._means, **got}
             cache[key] = got
         return got
 

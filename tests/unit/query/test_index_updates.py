@@ -160,6 +160,7 @@ def test_language_means_of_a_scope_are_its_documents_and_the_shared_library():
     assert_means(means, recs[A] + recs[B] + recs[C])                 # no scope: every document
     for scope, docs in ((["lands"], [A, C]), (["afcd"], [B, C]), (["lands", "afcd"], [A, B, C]), ([], [C])):
         want = fresh_means([r for d in docs for r in recs[d]])
+        want = {**fresh_means(recs[A] + recs[B] + recs[C]), **want}  # a language the scope lacks: everyone's
         got = means.get(scope)
         assert got.keys() == want.keys() and all(np.array_equal(got[k], want[k]) for k in want), scope
     before = means.get(["lands"])
