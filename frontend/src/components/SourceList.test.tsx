@@ -122,3 +122,15 @@ describe('SourceList department', () => {
     expect(within(unknown).queryByTestId('scope-badge')).not.toBeInTheDocument();
   });
 });
+
+describe('SourceList passage', () => {
+  it('joins the CJK characters its collapsed line breaks left a space between, keeping spaces by figures and words', () => {
+    const [card] = renderCards([
+      makeSource({ snippet: '答 A1：新發展區的發展不會增加上水及 粉嶺一帶的水浸風險。 約 260 公頃 Drainage Services Department' }),
+    ]);
+    expect(within(card).getByText(/^答 A1：/).textContent).toBe(
+      '答 A1：新發展區的發展不會增加上水及粉嶺一帶的水浸風險。約 260 公頃 Drainage Services Department',
+    );
+  });
+});
+
