@@ -124,13 +124,9 @@ describe('SourceList department', () => {
 });
 
 describe('SourceList passage', () => {
-  it('joins the CJK characters its collapsed line breaks left a space between, keeping spaces by figures and words', () => {
-    const [card] = renderCards([
-      makeSource({ snippet: '答 A1：新發展區的發展不會增加上水及 粉嶺一帶的水浸風險。 約 260 公頃 Drainage Services Department' }),
-    ]);
-    expect(within(card).getByText(/^答 A1：/).textContent).toBe(
-      '答 A1：新發展區的發展不會增加上水及粉嶺一帶的水浸風險。約 260 公頃 Drainage Services Department',
-    );
+  it('shows the snippet as the query service reflowed it: the space between a header and a question kept', () => {
+    const snippet = '(A) 排水系統 問 A1：會否增加上水及粉嶺一帶的水浸風險？ 答 A1：渠務署已完成排水影響評估。';
+    const [card] = renderCards([makeSource({ snippet })]);
+    expect(within(card).getByText(/^\(A\) 排水系統/).textContent).toBe(snippet);
   });
 });
-

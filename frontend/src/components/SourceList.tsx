@@ -5,7 +5,6 @@ import type { TFunction } from 'i18next';
 import type { MatchedBy, Rendition, Source } from '../types';
 import { contentLang } from '../lib/contentLang';
 import { formatScore, pageRangeLabel } from '../lib/format';
-import { reflow } from '../lib/reflow';
 import { Lang } from './Lang';
 import { PdfLink } from './PdfLink';
 import { ScopeBadge } from './ScopeBadge';
@@ -173,8 +172,8 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
                 style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
                 lang={contentLang(source.snippet)}
               >
-                {/* Its line breaks come collapsed to spaces: the ones between CJK characters go. */}
-                {reflow(source.snippet)}
+                {/* Reflowed by the query service (its line wraps joined as printed, then on one line). */}
+                {source.snippet}
               </Text>
               {(matchedTerms.length > 0 || alsoIn.length > 0) && (
                 <Stack gap={2} mt="xs">
