@@ -27,6 +27,24 @@
 // again in it against the document already indexed (no second upload; the history of the first
 // run is cleared with "Clear history" first).
 //
+// Then, once (in English when it is one of the languages, else in the last), the keyboard alone
+// (issue 13; page.keyboard only — Tab, Shift+Tab, Enter, Escape, typing; no click, no fill): signs
+// in as the member, Tabs to the RAG Database link, past the dropzone to "Choose files…", opens the
+// file chooser with Enter on that native button (the focus checked on it first; the page's
+// choosers collected from before the press; Enter once more if none came within a third of the
+// wait, and the run fails if the full wait, 90 s or more under load, passes too), uploads
+// E_基礎設施.txt with "Upload" (Enter), waits for it to be indexed (the focus then on "Choose
+// files…", not lost to the page while "Upload" was disabled); Shift+Tabs to the LTT
+// link, Tabs to the question box, types E's first truth query and sends it with Enter; Tabs to
+// the first source's "View", opens the viewer with Enter (its highlight or marked passage shown, the
+// focus inside), closes it with Escape and checks the focus is back on "View"; Shift+Tabs to the RAG
+// Database link, Enter, Shift+Tabs to "Skip to main content" (the page's first Tab stop, in view
+// once focused), Enter (the focus on <main>, the URL unchanged), Tabs to the upload's delete button, Enter, finds the focus on Cancel in the
+// confirmation, Tabs to Delete, Enter, and sees the row gone. At every Tab stop the focused element
+// must show a focus indicator (a computed outline or box-shadow, not none); the Tab presses each
+// task needed are logged. The header's screen-reader text (its accessibility tree) must be exactly
+// the locale's nav.signedInAs sentence, in both languages.
+//
 // Every label the test looks for is read from the locale files (src/locales/<lang>.json), never
 // written here. In both languages `<html lang>` is the interface language, and in English the
 // Chinese answer, question and passage are inside an element with lang="zh-HK". axe-core runs on
@@ -46,10 +64,10 @@
 // UI_E2E_INDEX_TIMEOUT_S (default 240), UI_E2E_LANGUAGES (default "zh-HK,en": the languages in
 // order; the first is the browser's locale and does the upload).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromium, errors as playwrightErrors } from 'playwright-core';
 import { strFromU8, unzipSync } from 'fflate';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -383,7 +401,11 @@ async function signIn(page, t, key) {
   // (The role badge is upper-cased by CSS, which innerText follows.)
   check(text.toLowerCase().endsWith(t(`roles.${role}.label`).toLowerCase()),
     `the header "${text}" does not end with the ${role}'s label "${t(`roles.${role}.label`)}"`);
-  return { department, role, text };
+  // What a screen reader gets (the accessibility tree): one sentence, exactly as the locale has it.
+  const spoken = (await who.ariaSnapshot()).trim().replace(/^- (?:text|paragraph):\s*/, '').replace(/^"(.*)"$/, '$1');
+  const expected = t('nav.signedInAs', { department, role: t(`roles.${role}.label`) });
+  check(spoken === expected, `the header reads "${spoken}" to a screen reader, not "${expected}"`);
+  return { department, role, text: spoken };
 }
 
 async function signOut(page, t) {
@@ -913,6 +935,276 @@ async function switchLanguage(page, from, t) {
   await signOut(page, t);
 }
 
+// --- Keyboard alone (issue 13): Tab / Shift+Tab / Enter / Escape / typing only — no click, no fill.
+
+/** A plain-text fixture the keyboard run uploads (and deletes): not FILENAME, so nothing is replaced. */
+const KEYBOARD_FILENAME = 'E_基礎設施.txt';
+const keyboardPath = path.join(corpus, 'fixtures', KEYBOARD_FILENAME);
+
+/**
+ * The focused element (`document.activeElement`): a short description, whether it is `target`
+ * (an element handle, or null), and its focus indicator — a computed outline (style not none, width
+ * above 0 px) or box-shadow (not none) — on a box of some size.
+ */
+const focusState = (page, target) => page.evaluate((el) => {
+  const a = document.activeElement;
+  if (!a || a === document.body || a === document.documentElement) return { body: true, hit: false };
+  const s = getComputedStyle(a);
+  const box = a.getBoundingClientRect();
+  const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0;
+  const shadow = Boolean(s.boxShadow) && s.boxShadow !== 'none';
+  const name = (a.getAttribute('aria-label') || a.textContent || a.getAttribute('name') || '').replace(/\s+/g, ' ').trim().slice(0, 40);
+  return {
+    body: false,
+    hit: a === el,
+    ring: (outline || shadow) && box.width > 0 && box.height > 0,
+    style: outline ? `outline ${s.outlineWidth} ${s.outlineStyle} ${s.outlineColor}` : shadow ? `box-shadow ${s.boxShadow}` : 'none',
+    desc: `<${a.tagName.toLowerCase()}${a.getAttribute('role') ? ` role=${a.getAttribute('role')}` : ''}> "${name}"`,
+  };
+}, target);
+
+/** The focused element shows a focus indicator (`where`: for the message); returns its state. */
+async function checkFocusRing(page, target, where) {
+  const at = await focusState(page, target);
+  check(!at.body, `keyboard: ${where}: nothing is focused`);
+  check(at.ring, `keyboard: ${where}: the focused ${at.desc} has no visible focus indicator (outline and box-shadow none)`);
+  return at;
+}
+
+/**
+ * Press Tab (Shift+Tab with `back`) until `target` (a locator) has the focus, checking at every
+ * stop that the focused element shows a focus indicator; returns the number of presses.
+ */
+async function tabTo(page, target, what, { back = false, max = 80 } = {}) {
+  await target.waitFor();
+  const handle = await target.elementHandle();
+  const key = back ? 'Shift+Tab' : 'Tab';
+  const stops = [];
+  for (let n = 1; n <= max; n++) {
+    await page.keyboard.press(key);
+    const at = await focusState(page, handle);
+    if (!at.body) {
+      check(at.ring, `keyboard: ${at.desc} (${key} ${n} on the way to ${what}) has no visible focus indicator ` +
+        '(outline and box-shadow none)');
+      stops.push(at.desc);
+    }
+    if (at.hit) {
+      log(`keyboard: ${what} focused after ${n} ${key} (${at.style})`);
+      return n;
+    }
+  }
+  throw new CheckFailed(`keyboard: ${what} not reached with ${max} ${key}; the stops: ${stops.slice(-12).join(' → ')}`);
+}
+
+/**
+ * How long the keyboard part waits for what a key press starts (the file chooser, the list of
+ * files, an API answer): 90 s, longer when the machine is loaded (the 1-minute load average per
+ * core above 1 scales it). On 2 shared cores a CI run's file chooser once took more than 30 s.
+ */
+function keyboardWaitMs() {
+  const perCore = loadavg()[0] / Math.max(1, cpus().length);
+  return Math.round(90_000 * Math.max(1, Math.min(perCore, 3)));
+}
+
+/** `target` (a locator) has the focus within `timeout` ms (Playwright's toBeFocused), or the run fails. */
+async function expectFocused(page, target, what, timeout = 10_000) {
+  const handle = await target.elementHandle();
+  try {
+    await page.waitForFunction((el) => el === document.activeElement, handle, { timeout });
+  } catch (err) {
+    if (!(err instanceof playwrightErrors.TimeoutError)) throw err;
+    const at = await focusState(page, handle);
+    throw new CheckFailed(`keyboard: ${what} does not have the focus (${at.body ? 'the page has it' : at.desc})`);
+  }
+}
+
+/**
+ * Collect the page's file choosers from now on (`stop()` ends it). Playwright intercepts them once
+ * a listener exists; the listener is set before any key press (the interception is switched on
+ * asynchronously), so a chooser, even a late one, is never lost to the browser's own dialog.
+ */
+function collectChoosers(page) {
+  const choosers = [];
+  const keep = (chooser) => choosers.push(chooser);
+  page.on('filechooser', keep);
+  return { choosers, stop: () => page.off('filechooser', keep) };
+}
+
+/**
+ * Open the file chooser with Enter on `button` ("Choose files…", a native button), the focus checked
+ * on it first; returns the chooser (from `collected`, see collectChoosers) and the Enter presses it
+ * took. If none came within a third of the wait, Enter is pressed once more (the focus checked
+ * again) and the full wait follows: if the keyboard cannot open the chooser, the run fails.
+ */
+async function chooserByKeyboard(page, collected, button, what) {
+  const { choosers } = collected;
+  const full = keyboardWaitMs();
+  const waits = [Math.round(full / 3), full];
+  for (const [i, wait] of waits.entries()) {
+    await expectFocused(page, button, what);
+    const seen = choosers.length;
+    await page.keyboard.press('Enter');
+    for (const end = Date.now() + wait; choosers.length === seen && Date.now() < end;) await page.waitForTimeout(200);
+    if (choosers.length > seen) return { chooser: choosers[seen], presses: i + 1 };
+    log(`keyboard: no file chooser ${(wait / 1000).toFixed(0)} s after Enter ${i + 1} on ${what} ` +
+      `(load ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)${i + 1 < waits.length ? '; Enter once more' : ''}`);
+  }
+  throw new CheckFailed(`keyboard: Enter on ${what} opened no file chooser (${waits.length} presses, ` +
+    `${waits.reduce((a, b) => a + b, 0) / 1000} s)`);
+}
+
+/**
+ * Sign in as the member, upload KEYBOARD_FILENAME, ask a question, open a source's viewer and
+ * delete the upload again with the keyboard alone (in the language of `t`), counting the Tab presses.
+ */
+async function keyboardOnly(page, t) {
+  check(existsSync(keyboardPath), `corpus fixture not found: ${keyboardPath}`);
+  const tabs = {};
+  const nav = (key) => mainNav(page, t).getByRole('link', { name: t(`nav.${key}.label`), exact: true });
+
+  // --- Sign in: the key field has the focus from the start.
+  await page.goto(`${base}/`);
+  await page.getByRole('heading', { name: t('signIn.title'), exact: true }).waitFor();
+  const keyField = page.getByLabel(t.starts('signIn.keyLabel'));
+  await keyField.waitFor();
+  tabs.signIn = (await keyField.evaluate((e) => e === document.activeElement)) ? 0 : await tabTo(page, keyField, 'the key field');
+  await checkFocusRing(page, null, 'the key field');
+  await page.keyboard.type(memberKey);
+  await page.keyboard.press('Enter');
+  await mainNav(page, t).waitFor();
+  await page.getByRole('heading', { name: t('ltt.title'), exact: true }).waitFor();
+
+  const skip = page.getByRole('link', { name: t('app.skipToMain'), exact: true });
+
+  // --- 1. Upload: the nav link, past the dropzone (its name checked) to "Choose files…" (a native
+  // button: Enter opens the file chooser), then "Upload".
+  const wait = keyboardWaitMs();
+  const collected = collectChoosers(page);
+  tabs.upload = await tabTo(page, nav('ragDatabase'), `"${t('nav.ragDatabase.label')}"`);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${base}/rag-database`, { timeout: wait });
+  await page.getByRole('heading', { name: t('database.title'), level: 1, exact: true }).waitFor({ timeout: wait });
+  const dropzone = page.locator('.mantine-Dropzone-root');
+  tabs.upload += await tabTo(page, dropzone, 'the dropzone');
+  const dropName = await dropzone.getAttribute('aria-label');
+  check(t.rx('upload.dropTypes').test(dropName ?? '') || dropName === t('upload.drop'), `the dropzone is named "${dropName}"`);
+  const chooseButton = page.getByRole('button', { name: t('upload.choose'), exact: true });
+  tabs.upload += await tabTo(page, chooseButton, `"${t('upload.choose')}"`);
+  const { chooser, presses } = await chooserByKeyboard(page, collected, chooseButton, `"${t('upload.choose')}"`)
+    .finally(collected.stop);
+  await chooser.setFiles(keyboardPath);
+  await page.getByRole('list', { name: t('upload.ready'), exact: true }).getByText(KEYBOARD_FILENAME, { exact: true })
+    .waitFor({ timeout: wait });
+  const uploadButton = page.getByRole('button', { name: t('upload.upload'), exact: true });
+  tabs.upload += await tabTo(page, uploadButton, `"${t('upload.upload')}"`);
+  await expectFocused(page, uploadButton, `"${t('upload.upload')}"`);
+  const [ingest] = await Promise.all([
+    page.waitForResponse((r) => r.url().includes('/api/v1/ingest') && r.request().method() === 'POST', { timeout: wait }),
+    page.keyboard.press('Enter'),
+  ]);
+  check(ingest.status() === 202, `keyboard upload returned HTTP ${ingest.status()}: ${await ingest.text()}`);
+  const { document_id: documentId } = await ingest.json();
+  const row = documentRow(page, documentId);
+  const status = row.getByTestId('status-badge');
+  const ended = new RegExp(`^(${escapeRx(t('documents.status.indexed'))}|${escapeRx(t('documents.status.failed'))})$`);
+  await status.filter({ hasText: ended }).waitFor({ timeout: indexTimeoutMs });
+  check((await status.textContent())?.trim() === t('documents.status.indexed'),
+    `${KEYBOARD_FILENAME} ended as ${(await status.textContent())?.trim()}`);
+  // "Upload" was disabled while it worked: the focus must not be lost to the page, but be on "Choose files…".
+  const choose = await page.getByRole('button', { name: t('upload.choose'), exact: true }).elementHandle();
+  const afterUpload = await focusState(page, choose);
+  check(afterUpload.hit, `after the upload the focus is on ${afterUpload.body ? 'the page (lost)' : afterUpload.desc}, ` +
+    `not on "${t('upload.choose')}"`);
+  log(`keyboard: uploaded ${KEYBOARD_FILENAME} as ${documentId}, indexed; the file chooser opened with ` +
+    `${presses === 1 ? 'one Enter' : `${presses} Enter presses`}; the focus on "${t('upload.choose')}"; ${tabs.upload} Tab presses`);
+
+  // --- 2. Ask: back to the LTT link (Shift+Tab), then the question box; type, Enter.
+  tabs.ask = await tabTo(page, nav('ltt'), `"${t('nav.ltt.label')}"`, { back: true });
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${base}/`);
+  const box = page.getByRole('textbox', { name: t('ask.question'), exact: true });
+  tabs.ask += await tabTo(page, box, 'the question box');
+  // E's first truth query (Chinese, as the paper: an English one may not be covered), typed.
+  const query = truth.queries[0];
+  await page.keyboard.type(query.query);
+  check((await box.inputValue()) === query.query, `the question box holds "${await box.inputValue()}"`);
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/v1/query') && r.request().method() === 'POST', { timeout: 60_000 }),
+    page.keyboard.press('Enter'),
+  ]);
+  check(answer.status() === 200, `keyboard query returned HTTP ${answer.status()}`);
+  check((await answer.json()).covered !== false, `"${query.query}" came back not covered`);
+  await page.getByRole('heading', { name: `${t('answer.questionPrefix')}${query.query}`, exact: true }).waitFor();
+  const sourcesRegion = page.getByRole('region', { name: t.rx('sources.heading', { title: t('sources.title') }) });
+  const firstSource = sourcesRegion.getByRole('listitem').first();
+  await firstSource.waitFor();
+  log(`keyboard: asked "${query.query}" with Enter; answered with ${await sourcesRegion.getByRole('listitem').count()} sources; ` +
+    `${tabs.ask} Tab presses`);
+
+  // --- 3. Open a source: Tab to the first source's "View", Enter; the viewer with its highlight;
+  // Escape closes it and the focus is back on "View".
+  const view = firstSource.getByRole('button', { name: t.rx('sources.view') });
+  tabs.view = await tabTo(page, view, 'the first source\'s "View"');
+  const viewHandle = await view.elementHandle();
+  await page.keyboard.press('Enter');
+  const viewer = page.getByRole('dialog');
+  await viewer.waitFor();
+  const mark = viewer.locator('[data-testid="highlight"], [data-testid="cited-passage"]').first();
+  await mark.waitFor({ timeout: 30_000 });
+  const kind = await mark.getAttribute('data-testid');
+  const inDialog = await checkFocusRing(page, null, 'the focus inside the viewer');
+  check(await viewer.evaluate((d) => d.contains(document.activeElement)), `the viewer opened with the focus outside it, on ${inDialog.desc}`);
+  await page.keyboard.press('Escape');
+  await viewer.waitFor({ state: 'detached' });
+  const back = await focusState(page, viewHandle);
+  check(back.hit, `after Escape the focus is on ${back.body ? 'the page' : back.desc}, not on the "View" that opened the viewer`);
+  check(back.ring, `after Escape "View" has the focus but no visible focus indicator`);
+  log(`keyboard: the viewer opened with Enter (${kind === 'highlight' ? 'PDF page, highlighted lines' : 'text, the passage marked'}; ` +
+    `focus on ${inDialog.desc}), closed with Escape, the focus back on "View" (${back.style}); ${tabs.view} Tab presses`);
+
+  // --- 4. Delete: back to the RAG Database link (Shift+Tab), Tab to the upload's delete button,
+  // Enter; in the confirmation the focus is on Cancel, Tab to Delete, Enter.
+  tabs.delete = await tabTo(page, nav('ragDatabase'), `"${t('nav.ragDatabase.label')}"`, { back: true });
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${base}/rag-database`);
+  // Past the rest of the header with "Skip to main content" (Shift+Tab back to it, Enter).
+  await page.getByRole('heading', { name: t('database.title'), level: 1, exact: true }).waitFor();
+  // It is the page's first Tab stop, in view once focused (out of view until then).
+  tabs.delete += await tabTo(page, skip, `"${t('app.skipToMain')}"`, { back: true, max: 5 });
+  const firstStop = await page.evaluate(() => {
+    const tabbable = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+      .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0);
+    return { text: tabbable[0]?.textContent?.trim() ?? null };
+  });
+  check(firstStop.text === t('app.skipToMain'), `the page's first Tab stop is "${firstStop.text}", not "${t('app.skipToMain')}"`);
+  const skipBox = await skip.boundingBox();
+  check(skipBox && skipBox.y >= 0 && skipBox.x >= 0 && skipBox.width > 0,
+    `"${t('app.skipToMain')}" is out of view while focused: ${JSON.stringify(skipBox)}`);
+  await page.keyboard.press('Enter');
+  await expectFocused(page, page.getByRole('main'), 'the main region (after "Skip to main content")');
+  check(page.url() === `${base}/rag-database`, `"${t('app.skipToMain')}" changed the URL to ${page.url()}`);
+  const remove = row.getByRole('button', { name: t('documents.deleteLabel', { name: KEYBOARD_FILENAME }), exact: true });
+  tabs.delete += await tabTo(page, remove, `"${t('documents.deleteLabel', { name: KEYBOARD_FILENAME })}"`);
+  await page.keyboard.press('Enter');
+  const confirm = page.getByRole('dialog', { name: t('documents.deleteTitle'), exact: true });
+  await confirm.waitFor();
+  const cancel = confirm.getByRole('button', { name: t('common.cancel'), exact: true });
+  await page.waitForFunction((b) => b === document.activeElement, await cancel.elementHandle());
+  await checkFocusRing(page, null, `"${t('common.cancel')}" in the confirmation`);
+  tabs.delete += await tabTo(page, confirm.getByRole('button', { name: t('common.delete'), exact: true }), `"${t('common.delete')}"`, { max: 10 });
+  const [deleted] = await Promise.all([
+    page.waitForResponse((r) => r.url().includes(`/api/v1/documents/${documentId}`) && r.request().method() === 'DELETE'),
+    page.keyboard.press('Enter'),
+  ]);
+  check(deleted.ok(), `keyboard delete returned HTTP ${deleted.status()}`);
+  await confirm.waitFor({ state: 'detached' });
+  await row.waitFor({ state: 'detached' });
+  log(`keyboard: ${KEYBOARD_FILENAME} deleted (HTTP ${deleted.status()}), its row gone; ${tabs.delete} Tab presses`);
+  log(`keyboard only [${t.lang}]: Tab presses — sign-in ${tabs.signIn}, upload ${tabs.upload}, ask ${tabs.ask}, ` +
+    `open a source ${tabs.view}, delete ${tabs.delete}; every stop showed a focus indicator`);
+  await signOut(page, t);
+}
+
 async function main() {
   check(existsSync(executablePath), `Chromium not found at ${executablePath} (run scripts/deps.sh browser)`);
   check(existsSync(pdfPath), `corpus fixture not found: ${pdfPath}`);
@@ -921,6 +1213,8 @@ async function main() {
   check(LANGUAGES.length > 0, 'UI_E2E_LANGUAGES names no language');
   mkdirSync(outDir, { recursive: true });
   const translators = LANGUAGES.map(translator);
+  // The keyboard-only part runs once, in English when it is one of the languages (else the last).
+  const keyboardLang = LANGUAGES.includes('en') ? 'en' : LANGUAGES[LANGUAGES.length - 1];
 
   const profile = mkdtempSync(path.join(tmpdir(), 'legco-ui-e2e-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -972,6 +1266,7 @@ async function main() {
         await switchLanguage(page, from, t);
       }
       await run(page, t, state, i === 0);
+      if (t.lang === keyboardLang) await keyboardOnly(page, t);
       took[t.lang] = (Date.now() - started) / 1000;
       log(`=== ${t.lang}: every check passed in ${took[t.lang].toFixed(0)}s`);
     }

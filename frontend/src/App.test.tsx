@@ -54,7 +54,30 @@ describe('navigation', () => {
     renderWithProviders(<App />, { caller: READER });
     const nav = screen.getByRole('navigation', { name: 'Main navigation' });
     expect(within(nav).getAllByRole('link').map((l) => l.textContent)).toEqual(['LTT', 'RAG Database']);
-    expect(screen.getByTestId('signed-in-as')).toHaveTextContent('Signed in to department default as Reader');
+    expect(screen.getByTestId('signed-in-as-spoken').textContent).toBe('Signed in to department default as Reader');
     expect(screen.getByRole('button', { name: 'Sign out' })).toBeInTheDocument();
   });
 });
+
+describe('"Skip to main content"', () => {
+  it('is the first Tab stop; Enter moves the focus to the main region, the next Tab past the header', async () => {
+    const user = userEvent.setup();
+    renderWithProviders(<App />, { route: '/rag-database' });
+    await screen.findByRole('heading', { name: 'RAG Database', level: 1 });
+    const url = window.location.href;
+
+    await user.tab();
+    const skip = screen.getByRole('link', { name: 'Skip to main content' });
+    expect(skip).toHaveFocus();
+    await user.keyboard('{Enter}');
+    const main = screen.getByRole('main');
+    expect(main).toHaveFocus();
+    expect(window.location.href).toBe(url);
+
+    await user.tab();
+    const focused = document.activeElement as HTMLElement;
+    expect(main).toContainElement(focused);
+    expect(screen.getByRole('banner')).not.toContainElement(focused);
+  });
+});
+

@@ -2,6 +2,7 @@ import { AppShell, Center, Loader } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Route, Routes } from 'react-router-dom';
 import { NavBar } from './components/NavBar';
+import { MAIN_ID, SkipLink, mainClass } from './components/SkipLink';
 import { KeysPage } from './pages/KeysPage';
 import { LTTPage } from './pages/LTTPage';
 import { RAGDatabasePage } from './pages/RAGDatabasePage';
@@ -24,10 +25,11 @@ export function App() {
     // A phone's header has two rows: the caller, language and "Sign out", then the page links
     // (NavBar.module.css); from 36em one row.
     <AppShell header={{ height: { base: 96, xs: 56 } }} padding={0}>
+      <SkipLink />
       <AppShell.Header>
         <NavBar />
       </AppShell.Header>
-      <AppShell.Main>
+      <AppShell.Main id={MAIN_ID} tabIndex={-1} className={mainClass}>
         <Routes>
           <Route path="/" element={<LTTPage />} />
           <Route path="/rag-database" element={<RAGDatabasePage />} />

@@ -102,7 +102,10 @@ describe('the language switcher', () => {
     expect(screen.getByRole('link', { name: 'RAG 資料庫' })).toBeInTheDocument();
     expect(screen.getByRole('navigation', { name: '主要導覽' })).toBeInTheDocument();
     expect(screen.getByRole('textbox', { name: /^問題/ })).toBeInTheDocument();
-    expect(screen.getByTestId('signed-in-as')).toHaveTextContent('已登入部門 default，身分為 成員');
+    // What a screen reader reads is one sentence, exactly (no space before "，"); the visible
+    // department and role badge are hidden from it.
+    expect(screen.getByTestId('signed-in-as-spoken').textContent).toBe('已登入部門：default，身分為成員');
+    expect(screen.getByTestId('signed-in-as').querySelectorAll(':scope > :not([aria-hidden="true"])')).toHaveLength(1);
     expect(document.documentElement.lang).toBe('zh-HK');
     expect(document.title).toBe('立法會簡報助理');
     expect(window.localStorage.getItem(LANGUAGE_STORAGE_KEY)).toBe('zh-HK');

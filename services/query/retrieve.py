@@ -15,6 +15,7 @@ from services.query.gazetteer import EntityMatch
 from services.query.keyword_index import KeywordHits, KeywordIndex, matched_terms
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans, debias, language_neutral
+from services.query.reflow import reflow
 from services.query.renditions import Ranked, collapse
 from services.query.scoring import Candidate, ScoringParams, score_candidates
 from services.query.vector_cache import VectorCache
@@ -54,8 +55,10 @@ def chunk_search_form(text: str) -> str:
 
 
 def snippet(text: str, chars: int = 300) -> str:
-    """First ``chars`` characters of ``text`` with whitespace collapsed."""
-    flat = " ".join(text.split())
+    """The first ``chars`` characters of ``text`` reflowed (``reflow``: a PDF line wrap joined as
+    printed, with no space between two CJK characters), on one line: its paragraphs, list items and
+    table rows joined by one space, runs of whitespace collapsed to one."""
+    flat = " ".join(reflow(text).split())
     return flat if len(flat) <= chars else flat[:chars].rstrip() + "…"
 
 

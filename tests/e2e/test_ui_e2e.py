@@ -14,8 +14,12 @@ filter, create and revoke a key on the Keys page. axe-core runs on every page an
 browser's locale, zh-HK) and again in English (picked with the switcher, remembered over a reload),
 against the document uploaded once; the labels come from the locale files, ``<html lang>`` follows
 the language, and Chinese content in the English interface is marked ``lang="zh-HK"``. Screenshots
-go to ``var/screenshots/`` (``ltt-zh-HK-390.png``, ``ltt-en-390.png``, …). The two keys are revoked
-afterwards.
+go to ``var/screenshots/`` (``ltt-zh-HK-390.png``, ``ltt-en-390.png``, …). Then, in English, the
+keyboard alone (Tab, Shift+Tab, Enter, Space and typing; no click): upload E_基礎設施.txt through the
+dropzone's file chooser and wait for it to be indexed, ask a question, open a source's viewer and
+close it with Escape (the focus back on its "View"), and delete the upload through the confirmation;
+every focused element must show a focus indicator (outline or box-shadow), and the Tab presses per
+task are logged. The two keys are revoked afterwards.
 """
 from __future__ import annotations
 
@@ -86,7 +90,7 @@ def ui_keys(stack: Stack) -> Iterator[dict[str, str]]:
 
 def test_ui_sign_in_upload_progress_ask_then_reader_and_admin(stack: Stack, browser_ready: None,
                                                              ui_keys: dict[str, str]) -> None:
-    assert (FIXTURES / "E_基礎設施.pdf").is_file()
+    assert (FIXTURES / "E_基礎設施.pdf").is_file() and (FIXTURES / "E_基礎設施.txt").is_file()
     out = SCREENSHOTS
     for name in [*EXPECTED, "failure.png"]:
         (out / name).unlink(missing_ok=True)
@@ -99,6 +103,7 @@ def test_ui_sign_in_upload_progress_ask_then_reader_and_admin(stack: Stack, brow
     print(proc.stdout, proc.stderr, f"[ui-e2e] node script took {took:.0f}s", sep="\n")
     assert proc.returncode == 0, f"browser e2e failed (exit {proc.returncode}):\n{proc.stderr}\n{proc.stdout[-4000:]}"
     assert "PASS" in proc.stdout
+    assert "keyboard only [en]: Tab presses" in proc.stdout, "the keyboard-only part did not run"
     for name in EXPECTED:
         png = out / name
         assert png.is_file(), f"missing screenshot {png}"

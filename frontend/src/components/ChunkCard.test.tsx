@@ -139,3 +139,31 @@ describe('ChunkCard section chunks', () => {
     expect(within(card).queryByText('Contains table')).not.toBeInTheDocument();
   });
 });
+
+describe('ChunkCard shows the PDF\'s printed lines reflowed into paragraphs', () => {
+  // E_基礎設施.pdf as the parser gives it: the lines wrapped by the PDF, a blank line between paragraphs.
+  const wrapped =
+    '答 A1：渠務署已完成排水影響評估，新發展區的發展不會增加上水及\n' +
+    '粉嶺一帶的水浸風險。The assessment was endorsed by the\n' +
+    'Drainage Services Department in 2019 and will be reviewed.\n' +
+    '\n' +
+    '第二段。';
+  const first =
+    '答 A1：渠務署已完成排水影響評估，新發展區的發展不會增加上水及粉嶺一帶的水浸風險。' +
+    'The assessment was endorsed by the Drainage Services Department in 2019 and will be reviewed.';
+
+  it('in a Q&A chunk: no space or break between CJK characters, one space between words, paragraphs kept', () => {
+    const chunk = makeQaChunk({ text: `問 A1：古洞北新發展區的收地進度如何？\n${wrapped}`, answer_contains_table: false });
+    renderWithProviders(<ChunkCard chunk={chunk} filename="E_基礎設施.pdf" />);
+    const card = screen.getByRole('article', { name: 'A1 — 古洞北新發展區的收地進度如何？' });
+    const paragraphs = [...card.querySelectorAll('.markdown-body p')].map((p) => p.textContent);
+    expect(paragraphs).toEqual([first, '第二段。']);
+    expect(card.querySelectorAll('.markdown-body br')).toHaveLength(0);
+  });
+
+  it('in a token chunk (plain text)', () => {
+    renderWithProviders(<ChunkCard chunk={makeTokenChunk({ text: wrapped })} filename="E_基礎設施.pdf" />);
+    const card = screen.getByRole('article', { name: 'Page 3' });
+    expect(within(card).getByText(/^答 A1：/).textContent).toBe(`${first}\n\n第二段。`);
+  });
+});

@@ -5,6 +5,7 @@ import { i18n } from '../i18n';
 import type { ChunkInfo } from '../types';
 import { contentLang } from '../lib/contentLang';
 import { pageRangeLabel } from '../lib/format';
+import { reflow } from '../lib/reflow';
 import { Lang } from './Lang';
 import { ConfirmDelete } from './ConfirmDelete';
 import { Markdown } from './Markdown';
@@ -188,15 +189,16 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
         hideLabel={t('chunks.showLess')}
         mt="xs"
       >
+        {/* The PDF's printed lines reflowed into paragraphs, as the answer is (lib/reflow). */}
         {qa || section ? (
-          <Markdown>{qa ? answerText(chunk) : sectionBody}</Markdown>
+          <Markdown>{reflow(qa ? answerText(chunk) : sectionBody)}</Markdown>
         ) : (
           <Text
             size="sm"
             style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
             lang={contentLang(chunk.text || chunk.content_summary)}
           >
-            {chunk.text || chunk.content_summary}
+            {reflow(chunk.text || chunk.content_summary || '')}
           </Text>
         )}
       </Spoiler>

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Badge, Button, Checkbox, CloseButton, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Dropzone, type FileRejection } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
@@ -34,6 +34,17 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
   const [files, setFiles] = useState<File[]>([]);
   const [uploading, setUploading] = useState(false);
   const openRef = useRef<() => void>(null);
+  const chooseRef = useRef<HTMLButtonElement>(null);
+  const uploadRef = useRef<HTMLButtonElement>(null);
+  // "Upload" is disabled while it works, and the browser then drops the focus to the page: once
+  // the upload is done the focus goes to "Choose files…" — unless the user has moved it elsewhere.
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (uploading || !refocus.current) return;
+    refocus.current = false;
+    const active = document.activeElement;
+    if (!active || active === document.body || active === uploadRef.current) chooseRef.current?.focus();
+  }, [uploading]);
   const ingest = useIngestDocument();
   // Until the gateway's rules arrive (or if it cannot say), the picker takes any file and the
   // gateway's answer to the upload says what is wrong.
@@ -73,6 +84,7 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
 
   const upload = async () => {
     if (files.length === 0) return;
+    refocus.current = true;
     setUploading(true);
     const remaining: File[] = [];
     for (const file of files) {
@@ -201,10 +213,10 @@ export function DocumentUpload({ onUploaded, departments = [] }: DocumentUploadP
         )}
 
         <Group gap="sm" wrap="wrap">
-          <Button variant="default" onClick={() => openRef.current?.()} disabled={uploading}>
+          <Button ref={chooseRef} variant="default" onClick={() => openRef.current?.()} disabled={uploading}>
             {t('upload.choose')}
           </Button>
-          <Button onClick={upload} disabled={files.length === 0} loading={uploading}>
+          <Button ref={uploadRef} onClick={upload} disabled={files.length === 0} loading={uploading}>
             {files.length > 1 ? t('upload.uploadMany', { count: files.length }) : t('upload.upload')}
           </Button>
           {files.length > 0 && (

@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { useEffect, useRef } from 'react';
-import { useTranslation } from 'react-i18next';
+import { Trans, useTranslation } from 'react-i18next';
 import { NavLink, useLocation } from 'react-router-dom';
 import { useSession } from '../lib/session';
 import { contentLang } from '../lib/contentLang';
@@ -60,13 +60,28 @@ export function NavBar() {
               data-role={caller.role}
               className={classes.who}
             >
-              <VisuallyHidden>{t('nav.signedInTo')}</VisuallyHidden>
-              <span className={classes.department} title={t('nav.departmentTitle')} lang={contentLang(caller.department)}>
+              {/* Read as one sentence: separate hidden pieces between the flex items would be read
+                  apart (Chromium's accessibility tree put a space before "，"); what is seen is hidden
+                  from a screen reader. */}
+              <VisuallyHidden data-testid="signed-in-as-spoken">
+                <Trans
+                  i18nKey="nav.signedInAs"
+                  t={t}
+                  values={{ department: caller.department, role: t(`roles.${caller.role}.label`) }}
+                  components={{ department: <span lang={contentLang(caller.department)} /> }}
+                />
+              </VisuallyHidden>
+              <span
+                className={classes.department}
+                title={t('nav.departmentTitle')}
+                lang={contentLang(caller.department)}
+                aria-hidden="true"
+              >
                 {caller.department}
               </span>
-              <VisuallyHidden>{t('nav.as')}</VisuallyHidden>{' '}
               <Badge
                 component="span"
+                aria-hidden="true"
                 variant="light"
                 color={ROLE_COLORS[caller.role]}
                 title={t('roles.title', { role: t(`roles.${caller.role}.label`), description: t(`roles.${caller.role}.description`) })}

@@ -133,3 +133,11 @@ describe('SourceList department', () => {
     expect(within(unknown).queryByTestId('scope-badge')).not.toBeInTheDocument();
   });
 });
+
+describe('SourceList passage', () => {
+  it('shows the snippet as the query service reflowed it: the space between a header and a question kept', () => {
+    const snippet = '(A) 排水系統 問 A1：會否增加上水及粉嶺一帶的水浸風險？ 答 A1：渠務署已完成排水影響評估。';
+    const [card] = renderCards([makeSource({ snippet })]);
+    expect(within(card).getByText(/^\(A\) 排水系統/).textContent).toBe(snippet);
+  });
+});

@@ -173,6 +173,7 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
                 style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
                 lang={contentLang(source.snippet)}
               >
+                {/* Reflowed by the query service (its line wraps joined as printed, then on one line). */}
                 {source.snippet}
               </Text>
               {(matchedTerms.length > 0 || matchedEntity.length > 0 || alsoIn.length > 0) && (

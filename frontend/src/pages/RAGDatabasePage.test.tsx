@@ -219,6 +219,26 @@ describe('RAGDatabasePage', () => {
     expect(within(screen.getByRole('list', { name: 'Files ready to upload' })).getByText('a.txt')).toBeInTheDocument();
   });
 
+  it('gives the focus to "Choose files…" after an upload sent with the keyboard', async () => {
+    // "Upload" is disabled while it works (a browser then drops the focus to the page): the focus
+    // must not be lost when it is done.
+    const user = userEvent.setup();
+    mockFetch({
+      'GET /api/v1/documents': () => jsonResponse(listBody([])),
+      'POST /api/v1/ingest': () =>
+        jsonResponse({ document_id: 'new-1', filename: 'a.txt', strategy: 'token', status: 'queued', replaced: [] }, 202),
+    });
+    renderWithProviders(<RAGDatabasePage />);
+    await screen.findByText(/no documents yet/i);
+    const input = document.querySelector('input[type="file"]') as HTMLInputElement;
+    await user.upload(input, new File(['x'], 'a.txt', { type: 'text/plain' }));
+    const upload = screen.getByRole('button', { name: 'Upload' });
+    upload.focus();
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(screen.queryByRole('list', { name: 'Files ready to upload' })).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Choose files…' })).toHaveFocus());
+  });
+
   it('asks for confirmation before deleting a document', async () => {
     const user = userEvent.setup();
     let documents = [makeDocument({ document_id: 'doc-1', filename: 'report.pdf', chunk_count: 4 })];
