@@ -243,6 +243,17 @@ def chunks_containing(snap: Snapshot, tokens: Form) -> np.ndarray:
     return out
 
 
+def term_frequency(snap: Snapshot, target: str) -> int:
+    """Number of chunks of ``snap`` holding a term set's ``target`` (a Chinese word: its rarest
+    bigram; an English stem phrase: its rarest stem; 0 for a token the index does not know)."""
+    if snap.bm25 is None:
+        return 0
+    indptr = snap.bm25.scores["indptr"]
+    counts = [int(indptr[tid + 1] - indptr[tid]) if (tid := snap.vocab.get(t)) is not None else 0
+              for t in _target_tokens(target)]
+    return min(counts, default=0)
+
+
 def fit_snapshot(chunks: list[IndexedChunk]) -> Snapshot:
     """A BM25 index of already tokenised chunks, in the given order."""
     if not chunks:
