@@ -6,8 +6,11 @@ service's own code (``retrieve.rank_candidates`` → ``score_candidates`` → ``
 running stack's Chroma and embedder, within one department (``--department``: its chunks only
 build the keyword index, the gazetteer and the language means, as ``bench/abstention.py`` does).
 Each question's candidates are gathered once; every combination of the grid
-(``--entity-weights``, ``--miss-weights``, ``--min-named``, ``--qa-priors``) then re-scores them
-exactly as ``retrieve`` would. The fit set is the unseen calibration half plus the corpus
+(``--entity-weights``, ``--miss-weights``, ``--min-named``, ``--qa-priors``,
+``--translation-weights``) then re-scores them exactly as ``retrieve`` would. With
+``--gather-translated`` English questions are gathered with dense query translation (its
+embedding and its candidates, ``query_translation``), so translation weights above 0 can be tried;
+the report gives ``rank_candidates``' median time per query. The fit set is the unseen calibration half plus the corpus
 calibration queries of ``bench/calibration`` (Q&A queries and passage queries, so the weights do
 not favour Q&A pairs at the expense of passages); the combination with the best R@3 + R@1 on
 it (then the smallest weights) wins. The unseen test half, the fixture truth queries and the
@@ -185,8 +188,8 @@ def main() -> None:
     ap.add_argument("--miss-weights", default="0,-0.05,-0.1")
     ap.add_argument("--min-named", default="0.5,0.8,1.2")
     ap.add_argument("--qa-priors", default="0.04,0.1")
-    ap.add_argument("--dense-translations", default="0",
-                    help="0,1: without / with dense query translation (gather with it to try 1)")
+    ap.add_argument("--translation-weights", default="0",
+                    help="dense query translation weights (gather with --gather-translated to try > 0)")
     ap.add_argument("--gather-translated", action="store_true",
                     help="gather with dense query translation (its embedding and its candidates)")
     ap.add_argument("--cache", type=Path, default=None, help="pickle of the gathered candidates (reused if present)")
@@ -200,8 +203,8 @@ def main() -> None:
         cases, gazetteer = pickle.loads(a.cache.read_bytes())
     else:
         known = pickle.loads(a.vectors.read_bytes()) if a.vectors is not None and a.vectors.exists() else {}
-        cases, gazetteer = asyncio.run(gather(a.department, replace(base, dense_translation=a.gather_translated),
-                                              known))
+        weight = max(base.translation_weight, 0.5) if a.gather_translated else 0.0  # > 0: translate
+        cases, gazetteer = asyncio.run(gather(a.department, replace(base, translation_weight=weight), known))
         if a.vectors is not None:
             a.vectors.write_bytes(pickle.dumps(known))
         if a.cache is not None:
@@ -214,18 +217,18 @@ def main() -> None:
     for mn in floats(a.min_named):
         rematch(cases, gazetteer, mn)
         for e, miss, prior, dt in itertools.product(floats(a.entity_weights), floats(a.miss_weights),
-                                                    floats(a.qa_priors), floats(a.dense_translations)):
+                                                    floats(a.qa_priors), floats(a.translation_weights)):
             p = replace(base, entity_weight=e, entity_miss_weight=miss, qa_prior=prior, entity_min_named=mn,
-                        dense_translation=bool(dt))
+                        translation_weight=dt)
             m = metrics(fit, ranks(fit, p, k, dup))["all"]
             scored.append((-(m[2] + m[1]), e - miss + abs(prior - base.qa_prior) + dt, p))
-            print(f"  entity {e} miss {miss} min_named {mn} qa_prior {prior} translation {bool(dt)}: "
+            print(f"  entity {e} miss {miss} min_named {mn} qa_prior {prior} translation {dt}: "
                   f"fit set R@1 {m[1]:.3f} R@3 {m[2]:.3f}",
                   flush=True)
     best = min(scored, key=lambda t: (t[0], t[1]))[2]
     print(f"chosen: QUERY_ENTITY_WEIGHT={best.entity_weight} QUERY_ENTITY_MISS_WEIGHT={best.entity_miss_weight} "
           f"QUERY_ENTITY_MIN_NAMED={best.entity_min_named} QUERY_QA_PRIOR={best.qa_prior} "
-          f"QUERY_DENSE_TRANSLATION={best.dense_translation}")
+          f"QUERY_TRANSLATION_WEIGHT={best.translation_weight}")
     rematch(cases, gazetteer, base.entity_min_named)
     before = metrics(cases, ranks(cases, base, k, dup))
     rematch(cases, gazetteer, best.entity_min_named)

@@ -8,7 +8,8 @@ languages with CC-CEDICT (``lexicon``). Here the same dictionary rewrites the qu
 * English → Chinese: each lower-case content word or phrase the dictionary translates becomes
   its Chinese word (of several, the one most chunks hold: ``frequency``); a capitalised word
   (inside a question, part of a name: ``Tuen Ma Line``, ``Yuen Long``, where the dictionary
-  would read "line" and "as long as") and a word it does not translate stay as written.
+  would read "line" and "as long as") stays as written; a lower-case word it does not translate
+  is left out (kept, "clearance" pulled the translation towards English passages).
 * Chinese → English: the question is segmented on CC-CEDICT headwords (``Lexicon.segment``);
   each word of two or more characters with a gloss becomes its first gloss whose stems all occur
   in the index; the characters between translated words (names such as 古洞北, split into
@@ -57,11 +58,11 @@ def _english_to_chinese(question: str, lexicon: Lexicon, vocab: Container[str],
     translated = False
     for ts in lexicon.english_to_chinese(question, vocab):
         names = [written.get(w, w) for w in ts.source.split()]
-        if ts.targets and not any(w[:1].isupper() for w in names):
+        if any(w[:1].isupper() for w in names):
+            parts.append(" ".join(names))
+        elif ts.targets:
             parts.append(max(sorted(ts.targets), key=lambda t: (frequency(t), len(t))))
             translated = True
-        else:
-            parts.append(" ".join(names))
     return " ".join(parts) if translated else None
 
 

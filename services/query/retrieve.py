@@ -214,7 +214,7 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, quest
     text = normalize_for_search(question)
     qlang = detect_language(text)
     alt = None
-    if params.dense_translation and keywords is not None and qlang == "en":  # zh → en: R@1 lost
+    if params.translation_weight > 0 and keywords is not None and qlang == "en":  # zh → en: R@1 lost
         snap = keywords.snapshot
         alt = translate_question(query_search_form(question), keywords.lexicon, snap.vocab,
                                  lambda term: term_frequency(snap, term))

@@ -12,9 +12,13 @@ For a query vector ``q`` in language ``lq`` and a chunk with vector ``p`` in lan
     score   += w_m           when the question names a paper and not this one (w_m <= 0)
     score   -= 1   when the chunk has fewer than min_content_chars non-space characters
 
-With dense query translation (``dense_translation``, ``query_translation``) the question's
-translation ``t`` (language ``lt``) is a second query: ``dense`` and ``question`` are each the
-larger of the two similarities, ``unit(t - μ[lt])`` against the same chunk vectors.
+With dense query translation (``translation_weight``, ``query_translation``) the question's
+translation ``t`` (language ``lt``) is a second query, weighted ``w_t`` (``translation_weight``)::
+
+    dense    = (1 - w_t)·unit(q - μ[lq]) · unit(p - μ[l]) + w_t·unit(t - μ[lt]) · unit(p - μ[l])
+
+``question`` stays the question's own (a translation is a bag of words, nearer a passage than a
+prepared question).
 
 ``matched_by`` names the signal under which the chunk ranks best among the candidates
 (dense, question-line or keyword; ties go to the first of these).
@@ -63,7 +67,7 @@ class ScoringParams:
     ``entity_miss_weight`` w_m added when the question names another paper (cosine units);
     ``entity_min_named``: how strong a match names a paper (``gazetteer.Gazetteer.matches``);
     ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means;
-    ``dense_translation``: take the better of the question's and its translation's similarity.
+    ``translation_weight`` w_t: share of the translation's similarity in ``dense`` (0: off).
 
     No defaults here: the values are the ``QUERY_*`` settings (``from_settings``), so they are
     written down once, in ``shared/settings.py``."""
@@ -76,7 +80,7 @@ class ScoringParams:
     entity_weight: float
     entity_miss_weight: float
     entity_min_named: float
-    dense_translation: bool = False
+    translation_weight: float = 0.0
 
     @classmethod
     def from_settings(cls, s: Settings | None = None, **overrides: Any) -> ScoringParams:
@@ -87,7 +91,7 @@ class ScoringParams:
                            debias=s.query_language_debias, entity_weight=s.query_entity_weight,
                            entity_miss_weight=s.query_entity_miss_weight,
                            entity_min_named=s.query_entity_min_named,
-                           dense_translation=s.query_dense_translation), **overrides)
+                           translation_weight=s.query_translation_weight), **overrides)
 
 
 def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.ndarray],
@@ -100,22 +104,21 @@ def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.nda
         query_lang: ``"zh"``/``"en"`` (``shared.lang.detect_language`` of the normalised query).
         means: language → mean chunk vector; a missing language is not centred.
         translation: raw embedding of the question's translation and its language (used when
-            ``params.dense_translation``).
+            ``params.translation_weight`` > 0).
     """
     if not candidates:
         return []
     use = means if params.debias else {}
-    queries = [debias(np.asarray(query, dtype=np.float64), use.get(query_lang))]
-    if params.dense_translation and translation is not None:
-        queries.append(debias(np.asarray(translation[0], dtype=np.float64), use.get(translation[1])))
+    q = debias(np.asarray(query, dtype=np.float64), use.get(query_lang))
+    wt = params.translation_weight if translation is not None else 0.0
+    t = debias(np.asarray(translation[0], dtype=np.float64), use.get(translation[1])) if wt > 0 and translation else q
     for c in candidates:
         mu = use.get(str(c.meta.get("lang", "")))
         p = debias(np.asarray(c.vector, dtype=np.float64), mu)
-        c.dense = max(float(q @ p) for q in queries)
+        c.dense = float((1 - wt) * (q @ p) + wt * (t @ p))
         c.score, c.question = c.dense, None
         if c.meta.get("chunk_kind") == "qa" and c.question_vector is not None:
-            v = debias(np.asarray(c.question_vector, dtype=np.float64), mu)
-            c.question = max(float(q @ v) for q in queries)
+            c.question = float(q @ debias(np.asarray(c.question_vector, dtype=np.float64), mu))
             w = params.question_weight
             c.score = (1 - w) * c.dense + w * c.question + params.qa_prior
         c.score += params.keyword_weight * c.keyword + params.entity_weight * c.entity

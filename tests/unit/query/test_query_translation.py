@@ -1,5 +1,5 @@
 """Dense query translation: the question in the other language's words (``query_translation``),
-and the better of the two similarities in scoring."""
+and the blend of the two similarities in scoring."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,9 +28,10 @@ def frequency(term: str) -> int:
 
 def test_english_question_takes_the_usual_translation_and_keeps_names():
     lex = Lexicon.from_lines(LINES)
-    out = translate_question("what is the date to resettle at San Tin Line", lex, VOCAB, frequency)
+    out = translate_question("what is the date to resettle at San Tin Line after clearance", lex, VOCAB, frequency)
     # "date" has two translations in the index: the one more chunks hold; "Line" is part of a
-    # name (capitalised), not 路線; San Tin has no entry and stays as written.
+    # name (capitalised), not 路線; San Tin has no entry and stays as written; "clearance" has
+    # none either and is left out.
     assert out == "日期 安置 San Tin Line"
 
 
@@ -44,15 +45,15 @@ def test_nothing_translatable_gives_none():
     assert translate_question("Kwu Tung", Lexicon.from_lines(LINES), VOCAB, frequency) is None
 
 
-def test_scoring_takes_the_better_similarity_with_translation():
+def test_scoring_blends_the_translation_similarity():
     topic, en, zh = np.eye(3)
     query = unit(0.4 * topic + en)  # an English question: its own vector is mostly "English"
     translated = unit(topic + 0.2 * zh)  # its translation reads as the topic
     right = Candidate("zh", "x" * 80, {"lang": "zh", "content_chars": 80}, unit(topic + 0.2 * zh))
     wrong = Candidate("en", "x" * 80, {"lang": "en", "content_chars": 80}, unit(0.2 * topic + en))
-    params = ScoringParams.from_settings(Settings(), debias=False, dense_translation=False)
+    params = ScoringParams.from_settings(Settings(), debias=False, translation_weight=0.0)
     assert score_candidates(query, "en", {}, [right, wrong], params, (translated, "zh"))[0].chunk_id == "en"
-    on = ScoringParams.from_settings(Settings(), debias=False, dense_translation=True)
+    on = ScoringParams.from_settings(Settings(), debias=False, translation_weight=0.5)
     ranked = score_candidates(query, "en", {}, [right, wrong], on, (translated, "zh"))
     assert ranked[0].chunk_id == "zh"
-    assert abs(ranked[0].dense - float(translated @ right.vector)) < 1e-9
+    assert abs(ranked[0].dense - 0.5 * float((query + translated) @ right.vector)) < 1e-9
