@@ -12,6 +12,11 @@ if str(ROOT) not in sys.path:
 CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
 
 
+def floats(text: str) -> list[float]:
+    """``"0,0.5,1"`` → ``[0.0, 0.5, 1.0]``."""
+    return [float(x) for x in text.split(",")]
+
+
 def percentile(values: list[float], p: float) -> float:
     """``p``-th percentile (0-100) with linear interpolation; ``nan`` for no values."""
     if not values:

@@ -47,7 +47,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from _common import CORPUS, ROOT, indexed_ids_by_file, load_note
+from _common import CORPUS, ROOT, floats, indexed_ids_by_file, load_note
 
 import numpy as np
 
@@ -225,11 +225,6 @@ def describe(p: CoverageParams) -> str:
     en = f" english threshold {p.english_threshold:.3f}" if p.english_threshold is not None else ""
     return (f"question {p.question_weight} terms {p.terms_weight} unknown {p.unknown_weight} "
             f"margin {p.margin_weight} sources {p.sources} threshold {p.threshold:.3f}{en}")
-
-
-def floats(text: str) -> list[float]:
-    """``"0,0.5,1"`` → ``[0.0, 0.5, 1.0]``."""
-    return [float(x) for x in text.split(",")]
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from _common import CORPUS, ROOT, load_note, table
+from _common import CORPUS, ROOT, floats, load_note, table
 
 from abstention import load_scoped
 
@@ -173,11 +173,6 @@ def rematch(cases: list[Case], gazetteer: Gazetteer, min_named: float) -> None:
         for x in c.stage.candidates:
             e = c.stage.entities[str(x.meta.get("document_id", ""))]
             x.entity, x.entity_miss = e.share, e.named and e.share == 0
-
-
-def floats(text: str) -> list[float]:
-    """``"0,0.5,1"`` → ``[0.0, 0.5, 1.0]``."""
-    return [float(x) for x in text.split(",")]
 
 
 def main() -> None:

@@ -29,17 +29,20 @@
 //
 // Then, once (in English when it is one of the languages, else in the last), the keyboard alone
 // (issue 13; page.keyboard only — Tab, Shift+Tab, Enter, Escape, typing; no click, no fill): signs
-// in as the member, Tabs to the RAG Database link, past the dropzone to "Choose files…", opens the
+// in as the member (the focus then on the page's name, before the skip link: the first Tab is
+// "Skip to main content"), Tabs to the RAG Database link, Enter; after each change of page the
+// focus is on the new page's name, one Tab reaches "Skip to main content" (the page's first Tab
+// stop, in view once focused) and Enter puts the focus on <main>, the URL unchanged; then Tabs
+// past the dropzone to "Choose files…", opens the
 // file chooser with Enter on that native button (the focus checked on it first; the page's
 // choosers collected from before the press; Enter once more if none came within a third of the
 // wait, and the run fails if the full wait, 90 s or more under load, passes too), uploads
 // E_基礎設施.txt with "Upload" (Enter), waits for it to be indexed (the focus then on "Choose
 // files…", not lost to the page while "Upload" was disabled); Shift+Tabs to the LTT
-// link, Tabs to the question box, types E's first truth query and sends it with Enter; Tabs to
+// link, Enter, through the skip link, Tabs to the question box, types E's first truth query and sends it with Enter; Tabs to
 // the first source's "View", opens the viewer with Enter (its highlight or marked passage shown, the
 // focus inside), closes it with Escape and checks the focus is back on "View"; Shift+Tabs to the RAG
-// Database link, Enter, Shift+Tabs to "Skip to main content" (the page's first Tab stop, in view
-// once focused), Enter (the focus on <main>, the URL unchanged), Tabs to the upload's delete button, Enter, finds the focus on Cancel in the
+// Database link, Enter, through the skip link, Tabs to the upload's delete button, Enter, finds the focus on Cancel in the
 // confirmation, Tabs to Delete, Enter, and sees the row gone. At every Tab stop the focused element
 // must show a focus indicator (a computed outline or box-shadow, not none); the Tab presses each
 // task needed are logged. The header's screen-reader text (its accessibility tree) must be exactly
@@ -1054,6 +1057,35 @@ async function chooserByKeyboard(page, collected, button, what) {
 }
 
 /**
+ * After a change of page (or signing in) the focus is on the page's name, out of view before the
+ * skip link (`title`: the page's h1); the next Tab is "Skip to main content" (the page's first Tab
+ * stop, in view once focused), Enter puts the focus on <main>, the URL unchanged. Returns the Tab
+ * presses (1).
+ */
+async function skipToMain(page, t, title) {
+  const announcer = page.getByTestId('page-announcer');
+  await expectFocused(page, announcer, `the page's name "${title}" (after the change of page)`);
+  const said = (await announcer.textContent())?.trim();
+  check(said === title, `the focus is on the page's name "${said}", not "${title}"`);
+  const url = page.url();
+  const skip = page.getByRole('link', { name: t('app.skipToMain'), exact: true });
+  const tabs = await tabTo(page, skip, `"${t('app.skipToMain')}"`, { max: 1 });
+  const firstStop = await page.evaluate(() => {
+    const tabbable = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+      .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0);
+    return { text: tabbable[0]?.textContent?.trim() ?? null };
+  });
+  check(firstStop.text === t('app.skipToMain'), `the page's first Tab stop is "${firstStop.text}", not "${t('app.skipToMain')}"`);
+  const skipBox = await skip.boundingBox();
+  check(skipBox && skipBox.y >= 0 && skipBox.x >= 0 && skipBox.width > 0,
+    `"${t('app.skipToMain')}" is out of view while focused: ${JSON.stringify(skipBox)}`);
+  await page.keyboard.press('Enter');
+  await expectFocused(page, page.getByRole('main'), 'the main region (after "Skip to main content")');
+  check(page.url() === url, `"${t('app.skipToMain')}" changed the URL to ${page.url()}`);
+  return tabs;
+}
+
+/**
  * Sign in as the member, upload KEYBOARD_FILENAME, ask a question, open a source's viewer and
  * delete the upload again with the keyboard alone (in the language of `t`), counting the Tab presses.
  */
@@ -1073,17 +1105,21 @@ async function keyboardOnly(page, t) {
   await page.keyboard.press('Enter');
   await mainNav(page, t).waitFor();
   await page.getByRole('heading', { name: t('ltt.title'), exact: true }).waitFor();
-
+  // The focus on the page's name, before the skip link: the first Tab is "Skip to main content".
+  const announcer = page.getByTestId('page-announcer');
+  await expectFocused(page, announcer, `the page's name (after signing in)`);
   const skip = page.getByRole('link', { name: t('app.skipToMain'), exact: true });
+  tabs.upload = await tabTo(page, skip, `"${t('app.skipToMain')}" (after signing in)`, { max: 1 });
 
   // --- 1. Upload: the nav link, past the dropzone (its name checked) to "Choose files…" (a native
   // button: Enter opens the file chooser), then "Upload".
   const wait = keyboardWaitMs();
   const collected = collectChoosers(page);
-  tabs.upload = await tabTo(page, nav('ragDatabase'), `"${t('nav.ragDatabase.label')}"`);
+  tabs.upload += await tabTo(page, nav('ragDatabase'), `"${t('nav.ragDatabase.label')}"`);
   await page.keyboard.press('Enter');
   await page.waitForURL(`${base}/rag-database`, { timeout: wait });
   await page.getByRole('heading', { name: t('database.title'), level: 1, exact: true }).waitFor({ timeout: wait });
+  tabs.upload += await skipToMain(page, t, t('database.title'));
   const dropzone = page.locator('.mantine-Dropzone-root');
   tabs.upload += await tabTo(page, dropzone, 'the dropzone');
   const dropName = await dropzone.getAttribute('aria-label');
@@ -1122,6 +1158,8 @@ async function keyboardOnly(page, t) {
   tabs.ask = await tabTo(page, nav('ltt'), `"${t('nav.ltt.label')}"`, { back: true });
   await page.keyboard.press('Enter');
   await page.waitForURL(`${base}/`);
+  await page.getByRole('heading', { name: t('ltt.title'), level: 1, exact: true }).waitFor();
+  tabs.ask += await skipToMain(page, t, t('ltt.title'));
   const box = page.getByRole('textbox', { name: t('ask.question'), exact: true });
   tabs.ask += await tabTo(page, box, 'the question box');
   // E's first truth query (Chinese, as the paper: an English one may not be covered), typed.
@@ -1167,22 +1205,9 @@ async function keyboardOnly(page, t) {
   tabs.delete = await tabTo(page, nav('ragDatabase'), `"${t('nav.ragDatabase.label')}"`, { back: true });
   await page.keyboard.press('Enter');
   await page.waitForURL(`${base}/rag-database`);
-  // Past the rest of the header with "Skip to main content" (Shift+Tab back to it, Enter).
+  // Past the header with "Skip to main content", the next Tab from the page's name.
   await page.getByRole('heading', { name: t('database.title'), level: 1, exact: true }).waitFor();
-  // It is the page's first Tab stop, in view once focused (out of view until then).
-  tabs.delete += await tabTo(page, skip, `"${t('app.skipToMain')}"`, { back: true, max: 5 });
-  const firstStop = await page.evaluate(() => {
-    const tabbable = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
-      .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0);
-    return { text: tabbable[0]?.textContent?.trim() ?? null };
-  });
-  check(firstStop.text === t('app.skipToMain'), `the page's first Tab stop is "${firstStop.text}", not "${t('app.skipToMain')}"`);
-  const skipBox = await skip.boundingBox();
-  check(skipBox && skipBox.y >= 0 && skipBox.x >= 0 && skipBox.width > 0,
-    `"${t('app.skipToMain')}" is out of view while focused: ${JSON.stringify(skipBox)}`);
-  await page.keyboard.press('Enter');
-  await expectFocused(page, page.getByRole('main'), 'the main region (after "Skip to main content")');
-  check(page.url() === `${base}/rag-database`, `"${t('app.skipToMain')}" changed the URL to ${page.url()}`);
+  tabs.delete += await skipToMain(page, t, t('database.title'));
   const remove = row.getByRole('button', { name: t('documents.deleteLabel', { name: KEYBOARD_FILENAME }), exact: true });
   tabs.delete += await tabTo(page, remove, `"${t('documents.deleteLabel', { name: KEYBOARD_FILENAME })}"`);
   await page.keyboard.press('Enter');

@@ -1,7 +1,9 @@
 import { AppShell, Center, Loader } from '@mantine/core';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Route, Routes } from 'react-router-dom';
 import { NavBar } from './components/NavBar';
+import { PageAnnouncer } from './components/PageAnnouncer';
 import { MAIN_ID, SkipLink, mainClass } from './components/SkipLink';
 import { KeysPage } from './pages/KeysPage';
 import { LTTPage } from './pages/LTTPage';
@@ -13,6 +15,9 @@ import { useSession } from './lib/session';
 export function App() {
   const { t } = useTranslation();
   const { state } = useSession();
+  // Whether the sign-in screen was shown: then its focused field is gone and the first page takes
+  // the focus (PageAnnouncer), as after any change of page.
+  const signedInHere = useRef(false);
   if (state.status === 'restoring') {
     return (
       <Center mih="100vh">
@@ -20,11 +25,15 @@ export function App() {
       </Center>
     );
   }
-  if (state.status !== 'signed-in') return <SignInPage />;
+  if (state.status !== 'signed-in') {
+    signedInHere.current = true;
+    return <SignInPage />;
+  }
   return (
     // A phone's header has two rows: the caller, language and "Sign out", then the page links
     // (NavBar.module.css); from 36em one row.
     <AppShell header={{ height: { base: 96, xs: 56 } }} padding={0}>
+      <PageAnnouncer focusOnMount={signedInHere.current} />
       <SkipLink />
       <AppShell.Header>
         <NavBar />

@@ -2,6 +2,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Button, Checkbox, Group, NativeSelect, Paper, Stack, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import { formatDay } from '../lib/format';
 import {
   SORTS,
   STATUSES,
@@ -11,6 +13,15 @@ import {
   type DocumentSort,
 } from '../lib/documentFilters';
 import type { ChunkingStrategy, DocumentStatus } from '../types';
+
+/**
+ * A date filter's day in words in the interface language, under its label: the browser's own date
+ * control shows its digits in the browser's order (mm/dd/yyyy in an en-US Chromium), not the
+ * interface language's. "Any date" when none is set.
+ */
+function dayInWords(ymd: string, t: TFunction): string {
+  return formatDay(ymd, t) ?? t('filters.anyDate');
+}
 
 /** Value of the department filter meaning "no filter". */
 const ALL_DEPARTMENTS = '';
@@ -96,6 +107,7 @@ export function DocumentFilterBar({ filters, onChange, departments }: DocumentFi
           <TextInput
             type="date"
             label={t('filters.from')}
+            description={dayInWords(filters.from, t)}
             value={filters.from}
             max={filters.to || undefined}
             onChange={(e) => onChange({ from: e.currentTarget.value })}
@@ -104,6 +116,7 @@ export function DocumentFilterBar({ filters, onChange, departments }: DocumentFi
           <TextInput
             type="date"
             label={t('filters.to')}
+            description={dayInWords(filters.to, t)}
             value={filters.to}
             min={filters.from || undefined}
             onChange={(e) => onChange({ to: e.currentTarget.value })}

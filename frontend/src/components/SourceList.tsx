@@ -66,6 +66,22 @@ function SourcePdfLink({ href, size, what, page, children }: {
   );
 }
 
+/** "Matched: a, b" — a label, then terms each with its own language, separated as the interface writes lists. */
+function TermList({ label, terms, testId }: { label: string; terms: string[]; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid={testId}>
+      {label}
+      {terms.map((term, i) => (
+        <Fragment key={`${term}-${i}`}>
+          {i > 0 ? t('common.listSeparator') : null}
+          <Lang>{term}</Lang>
+        </Fragment>
+      ))}
+    </Text>
+  );
+}
+
 function AlsoIn({ renditions }: { renditions: Rendition[] }) {
   const { t } = useTranslation();
   return (
@@ -179,26 +195,10 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
               {(matchedTerms.length > 0 || matchedEntity.length > 0 || alsoIn.length > 0) && (
                 <Stack gap={2} mt="xs">
                   {matchedTerms.length > 0 && (
-                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid="matched-terms">
-                      {t('sources.matched')}
-                      {matchedTerms.map((term, i) => (
-                        <Fragment key={`${term}-${i}`}>
-                          {i > 0 ? t('common.listSeparator') : null}
-                          <Lang>{term}</Lang>
-                        </Fragment>
-                      ))}
-                    </Text>
+                    <TermList label={t('sources.matched')} terms={matchedTerms} testId="matched-terms" />
                   )}
                   {matchedEntity.length > 0 && (
-                    <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }} data-testid="matched-entity">
-                      {t('sources.namedPaper')}
-                      {matchedEntity.map((term, i) => (
-                        <Fragment key={`${term}-${i}`}>
-                          {i > 0 ? t('common.listSeparator') : null}
-                          <Lang>{term}</Lang>
-                        </Fragment>
-                      ))}
-                    </Text>
+                    <TermList label={t('sources.namedPaper')} terms={matchedEntity} testId="matched-entity" />
                   )}
                   {alsoIn.length > 0 && <AlsoIn renditions={alsoIn} />}
                 </Stack>

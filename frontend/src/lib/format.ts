@@ -85,6 +85,19 @@ export function formatDate(iso: string | null | undefined, t: TFunction = appT()
   });
 }
 
+/**
+ * A calendar day `YYYY-MM-DD` (a date input's value) in words in the interface language
+ * ("1 May 2026"; "2026年5月1日"), whatever order the browser's own date control shows; `null` for
+ * anything else. No time zone shift: the day is the one given.
+ */
+export function formatDay(ymd: string, t: TFunction = appT()): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(ymd);
+  if (!m) return null;
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (date.getUTCDate() !== Number(m[3])) return null;
+  return date.toLocaleDateString(localeOf(t), { timeZone: 'UTC', year: 'numeric', month: 'long', day: 'numeric' });
+}
+
 /** A whole number with the interface language's grouping ("1,234"). */
 export function formatNumber(value: number, t: TFunction = appT()): string {
   return new Intl.NumberFormat(localeOf(t)).format(value);

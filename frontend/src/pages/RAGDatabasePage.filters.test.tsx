@@ -121,6 +121,7 @@ describe('RAG Database search, filters and pages', { timeout: 60_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Clear filters' }));
     await waitFor(() => expect(rows()).toHaveLength(25));
     expect(screen.getByTestId('location')).toBeEmptyDOMElement();
+    expect(screen.getByLabelText('Uploaded from')).toHaveAccessibleDescription('Any date');
   });
 
   it('restores the filters of a shared link', async () => {
@@ -135,6 +136,9 @@ describe('RAG Database search, filters and pages', { timeout: 60_000 }, () => {
     expect(screen.getByRole('combobox', { name: 'Chunking strategy' })).toHaveValue('question');
     expect(screen.getByLabelText('Uploaded from')).toHaveValue('2026-05-01');
     expect(screen.getByLabelText('Uploaded to')).toHaveValue('2026-05-31');
+    // The days in words in the interface language, whatever order the browser's date control uses.
+    expect(screen.getByLabelText('Uploaded from')).toHaveAccessibleDescription('1 May 2026');
+    expect(screen.getByLabelText('Uploaded to')).toHaveAccessibleDescription('31 May 2026');
     expect(screen.getByRole('combobox', { name: 'Sort by' })).toHaveValue('filename');
     await waitFor(() => expect(listRequests(spy).length).toBeGreaterThan(0));
     const sent = listRequests(spy)[0];
