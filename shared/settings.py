@@ -235,10 +235,10 @@ class Settings(BaseSettings):
     # unset: threshold); cosine units. Fitted by bench/abstention.py on bench/calibration/
     # (answerable and unanswerable questions); the defaults are that fit's
     # (services/query/README.md, "Not covered").
-    query_covered_threshold: float = 0.947
-    query_covered_english_threshold: float | None = 0.887
-    query_covered_question_weight: float = 1.25
-    query_covered_terms_weight: float = 1.0
+    query_covered_threshold: float = 0.627
+    query_covered_english_threshold: float | None = 0.587
+    query_covered_question_weight: float = 0.25
+    query_covered_terms_weight: float = 0.5
     query_covered_unknown_weight: float = 0.0
     query_covered_margin_weight: float = 0.0
     query_covered_sources: int = Field(3, ge=1)
