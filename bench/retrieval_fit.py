@@ -6,8 +6,11 @@ service's own code (``retrieve.rank_candidates`` → ``score_candidates`` → ``
 running stack's Chroma and embedder, within one department (``--department``: its chunks only
 build the keyword index, the gazetteer and the language means, as ``bench/abstention.py`` does).
 Each question's candidates are gathered once; every combination of the grid
-(``--entity-weights``, ``--miss-weights``, ``--min-named``, ``--qa-priors``) then re-scores them
-exactly as ``retrieve`` would. The fit set is the unseen calibration half plus the corpus
+(``--entity-weights``, ``--miss-weights``, ``--min-named``, ``--qa-priors``,
+``--translation-weights``) then re-scores them exactly as ``retrieve`` would. With
+``--gather-translated`` English questions are gathered with dense query translation (its
+embedding and its candidates, ``query_translation``), so translation weights above 0 can be tried;
+the report gives ``rank_candidates``' median time per query. The fit set is the unseen calibration half plus the corpus
 calibration queries of ``bench/calibration`` (Q&A queries and passage queries, so the weights do
 not favour Q&A pairs at the expense of passages); the combination with the best R@3 + R@1 on
 it (then the smallest weights) wins. The unseen test half, the fixture truth queries and the
@@ -26,6 +29,7 @@ import asyncio
 import itertools
 import json
 import pickle
+import statistics
 import time
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -67,7 +71,8 @@ class CachedEmbedder:
 class Case:
     """One query: its groups (``split:``, ``direction:``, ``style:``, ``set:``), the expected
     document ids and Q&A id (``None``: any chunk of them, a passage query), its gathered
-    candidates and their stored texts."""
+    candidates and their stored texts, and the time ``rank_candidates`` took (ms; the query
+    vectors of earlier runs come from the cache, so this is the added work, not the embedding)."""
 
     query: str
     groups: list[str]
@@ -75,6 +80,7 @@ class Case:
     qa_id: str | None
     stage: Stage
     texts: dict[str, str]
+    ms: float = 0.0
 
 
 def query_sets() -> list[tuple[str, str, str | None, str | None, str | None, list[str], str | None]]:
@@ -115,10 +121,12 @@ async def gather(department: str, wide: ScoringParams, known: dict[str, list[flo
         groups = [f"set:{name}", *(labels or "").split()]
         for attempt in range(RETRIES):  # the bench stack injects faults: retry transient errors
             try:
+                started = time.perf_counter()
                 stage = await rank_candidates(vectors, embedder, query, s.query_top_k, means=means,
                                               params=wide, candidates=s.query_candidates, keywords=keywords,
                                               keyword_candidates_n=s.query_keyword_candidates,
                                               departments=scope)
+                ms = (time.perf_counter() - started) * 1000
                 texts = await fetch_texts(vectors, stage.candidates)
                 break
             except Exception:
@@ -126,7 +134,7 @@ async def gather(department: str, wide: ScoringParams, known: dict[str, list[flo
                     raise
                 await asyncio.sleep(3)
         docs = set().union(*(by_file.get(f, set()) for f in files))
-        out.append(Case(query, groups, docs, qa_id, stage, texts))
+        out.append(Case(query, groups, docs, qa_id, stage, texts, ms))
     return out, keywords.snapshot.gazetteer
 
 
@@ -175,6 +183,10 @@ def main() -> None:
     ap.add_argument("--miss-weights", default="0,-0.05,-0.1")
     ap.add_argument("--min-named", default="0.5,0.8,1.2")
     ap.add_argument("--qa-priors", default="0.04,0.1")
+    ap.add_argument("--translation-weights", default="0",
+                    help="dense query translation weights (gather with --gather-translated to try > 0)")
+    ap.add_argument("--gather-translated", action="store_true",
+                    help="gather with dense query translation (its embedding and its candidates)")
     ap.add_argument("--cache", type=Path, default=None, help="pickle of the gathered candidates (reused if present)")
     ap.add_argument("--vectors", type=Path, default=None,
                     help="pickle of query vectors (query search form → vector), reused and extended")
@@ -186,27 +198,32 @@ def main() -> None:
         cases, gazetteer = pickle.loads(a.cache.read_bytes())
     else:
         known = pickle.loads(a.vectors.read_bytes()) if a.vectors is not None and a.vectors.exists() else {}
-        cases, gazetteer = asyncio.run(gather(a.department, base, known))
+        weight = max(base.translation_weight, 0.5) if a.gather_translated else 0.0  # > 0: translate
+        cases, gazetteer = asyncio.run(gather(a.department, replace(base, translation_weight=weight), known))
         if a.vectors is not None:
             a.vectors.write_bytes(pickle.dumps(known))
         if a.cache is not None:
             a.cache.write_bytes(pickle.dumps((cases, gazetteer)))
-    print(f"{load_note()}; {len(cases)} queries gathered in {time.perf_counter() - t0:.0f} s")
+    print(f"{load_note()}; {len(cases)} queries gathered in {time.perf_counter() - t0:.0f} s; "
+          f"rank_candidates median {statistics.median(c.ms for c in cases):.1f} ms")
     k, dup = s.query_top_k, s.query_duplicate_threshold
     fit = [c for c in cases if "split:calibration" in c.groups or "set:corpus-calibration" in c.groups]
     scored = []
     for mn in floats(a.min_named):
         rematch(cases, gazetteer, mn)
-        for e, miss, prior in itertools.product(floats(a.entity_weights), floats(a.miss_weights),
-                                                floats(a.qa_priors)):
-            p = replace(base, entity_weight=e, entity_miss_weight=miss, qa_prior=prior, entity_min_named=mn)
+        for e, miss, prior, dt in itertools.product(floats(a.entity_weights), floats(a.miss_weights),
+                                                    floats(a.qa_priors), floats(a.translation_weights)):
+            p = replace(base, entity_weight=e, entity_miss_weight=miss, qa_prior=prior, entity_min_named=mn,
+                        translation_weight=dt)
             m = metrics(fit, ranks(fit, p, k, dup))["all"]
-            scored.append((-(m[2] + m[1]), e - miss + abs(prior - base.qa_prior), p))
-            print(f"  entity {e} miss {miss} min_named {mn} qa_prior {prior}: fit set R@1 {m[1]:.3f} R@3 {m[2]:.3f}",
+            scored.append((-(m[2] + m[1]), e - miss + abs(prior - base.qa_prior) + dt, p))
+            print(f"  entity {e} miss {miss} min_named {mn} qa_prior {prior} translation {dt}: "
+                  f"fit set R@1 {m[1]:.3f} R@3 {m[2]:.3f}",
                   flush=True)
     best = min(scored, key=lambda t: (t[0], t[1]))[2]
     print(f"chosen: QUERY_ENTITY_WEIGHT={best.entity_weight} QUERY_ENTITY_MISS_WEIGHT={best.entity_miss_weight} "
-          f"QUERY_ENTITY_MIN_NAMED={best.entity_min_named} QUERY_QA_PRIOR={best.qa_prior}")
+          f"QUERY_ENTITY_MIN_NAMED={best.entity_min_named} QUERY_QA_PRIOR={best.qa_prior} "
+          f"QUERY_TRANSLATION_WEIGHT={best.translation_weight}")
     rematch(cases, gazetteer, base.entity_min_named)
     before = metrics(cases, ranks(cases, base, k, dup))
     rematch(cases, gazetteer, best.entity_min_named)

@@ -221,6 +221,12 @@ class Settings(BaseSettings):
     query_entity_miss_weight: float = -0.05
     query_entity_min_named: float = 1.2
     query_keyword_candidates: int = 20
+    # Dense query translation (services/query/query_translation.py): an English question's
+    # CC-CEDICT translation is embedded too; its similarity's share in the dense score (0: off).
+    # bench/retrieval_fit.py, one gather (grid 0/0.2/0.35/0.5): fit set R@1/R@3 0.769/0.901 ->
+    # 0.792/0.910 (0.5: 0.802/0.910, but it put a passage above the brownfield pair of
+    # tests/e2e/test_retrieval_e2e.py); fixture truth R@3 0.93 -> 0.95.
+    query_translation_weight: float = 0.35
     query_duplicate_threshold: float = 0.8
     # "Not covered" (services/query/coverage.py): a response is covered when
     # max over the first `sources` sources of (score + question_weight * question-line similarity
@@ -229,10 +235,10 @@ class Settings(BaseSettings):
     # unset: threshold); cosine units. Fitted by bench/abstention.py on bench/calibration/
     # (answerable and unanswerable questions); the defaults are that fit's
     # (services/query/README.md, "Not covered").
-    query_covered_threshold: float = 0.947
-    query_covered_english_threshold: float | None = 0.887
-    query_covered_question_weight: float = 1.25
-    query_covered_terms_weight: float = 1.0
+    query_covered_threshold: float = 0.627
+    query_covered_english_threshold: float | None = 0.587
+    query_covered_question_weight: float = 0.25
+    query_covered_terms_weight: float = 0.5
     query_covered_unknown_weight: float = 0.0
     query_covered_margin_weight: float = 0.0
     query_covered_sources: int = Field(3, ge=1)

@@ -57,12 +57,16 @@ class Lexicon:
     stem phrases (a multi-word gloss stays one phrase: it must match whole).
 
     Args:
-        en_to_zh: ``("ex", "gratia")`` → ``{"特惠"}``; zh_to_en: ``"特惠"`` → ``{"ex gratia"}``.
+        en_to_zh: ``("ex", "gratia")`` → ``{"特惠"}``; zh_to_en: ``"特惠"`` → ``{"ex gratia"}``;
+        glosses: ``"特惠"`` → ``["ex gratia"]``, the glosses as written (lower case, unstemmed,
+        dictionary order) for a readable translation of a question (``query_translation``).
     """
 
-    def __init__(self, en_to_zh: dict[tuple[str, ...], set[str]], zh_to_en: dict[str, set[str]]) -> None:
+    def __init__(self, en_to_zh: dict[tuple[str, ...], set[str]], zh_to_en: dict[str, set[str]],
+                 glosses: dict[str, list[str]] | None = None) -> None:
         self.en_to_zh = en_to_zh
         self.zh_to_en = zh_to_en
+        self.glosses = glosses or {}
         self.max_word = max((len(w) for w in zh_to_en), default=1)
 
     @classmethod
@@ -71,6 +75,7 @@ class Lexicon:
         Glosses of more than three content words, cross-references and classifiers are left out."""
         en_to_zh: dict[tuple[str, ...], set[str]] = defaultdict(set)
         zh_to_en: dict[str, set[str]] = defaultdict(set)
+        glosses: dict[str, list[str]] = defaultdict(list)
         for line in lines:
             m = _LINE.match(line)
             if not m or line.startswith("#") or not CJK_RUN.fullmatch(m.group(1)):
@@ -87,9 +92,11 @@ class Lexicon:
                 key = tuple(stem(w) for w in words)
                 en_to_zh[key].add(trad)
                 zh_to_en[trad].add(" ".join(key))
+                if " ".join(words) not in glosses[trad]:
+                    glosses[trad].append(" ".join(words))
                 if len(key) > 1:  # and its longer words alone (not "ex" of "ex gratia")
                     zh_to_en[trad].update(stem(w) for w in words if len(w) >= MIN_PART_LETTERS)
-        return cls(dict(en_to_zh), dict(zh_to_en))
+        return cls(dict(en_to_zh), dict(zh_to_en), dict(glosses))
 
     # --- English → Chinese ------------------------------------------------------------
     def english_to_chinese(self, query: str, vocab: Container[str]) -> list[TermSet]:

@@ -12,9 +12,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from services.query.gazetteer import EntityMatch
-from services.query.keyword_index import KeywordHits, KeywordIndex, matched_terms
+from services.query.keyword_index import KeywordHits, KeywordIndex, matched_terms, term_frequency
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans, debias, language_neutral
+from services.query.query_translation import translate_question
 from services.query.reflow import reflow
 from services.query.renditions import Ranked, collapse
 from services.query.scoring import Candidate, ScoringParams, score_candidates
@@ -127,12 +128,16 @@ def _rows(res: Mapping[str, Any], nested: bool) -> list[tuple[str, str, dict[str
              embs[n] if embs is not None else None) for n, i in enumerate(ids)]
 
 
-def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[float]], n: int,
+QueryVectors = Mapping[str | None, list[float]] | list[tuple[str | None, list[float]]]
+
+
+def gather_candidates(vectors: VectorStore, query_vecs: QueryVectors, n: int,
                       filters: dict[str, Any], cache: VectorCache | None = None,
                       extra_ids: list[str] | None = None,
                       known: Callable[[list[str]], dict[str, dict[str, Any]]] | None = None) -> list[Candidate]:
     """Top-``n`` chunks and top-``n`` question lines per language (``query_vecs``: language →
-    the query vector to search that language with; key ``None`` = no language filter) plus the
+    the query vector to search that language with, or a list of such pairs; ``None`` = no
+    language filter) plus the
     chunks ``extra_ids`` (the best keyword matches), merged by chunk id.
 
     The searches return ids only; metadata comes from ``known`` (id list → metadata of the ids
@@ -143,7 +148,8 @@ def gather_candidates(vectors: VectorStore, query_vecs: dict[str | None, list[fl
     cache = cache if cache is not None else VectorCache(0)
     found: dict[str, None] = dict.fromkeys(extra_ids or [])  # ordered set of chunk ids
     searches = [(kind, qv, build_where(lang=lang, **filters))
-                for lang, qv in query_vecs.items() for kind in ("chunks", "questions")]
+                for lang, qv in (query_vecs.items() if isinstance(query_vecs, Mapping) else query_vecs)
+                for kind in ("chunks", "questions")]
     for kind, qv, where in searches:
         res = vectors.query_vectors(kind, qv, n, where, metadata=False)
         found.update(dict.fromkeys((res.get("ids") or [[]])[0]))
@@ -183,7 +189,8 @@ def keyword_candidates(hits: KeywordHits, n: int) -> list[str]:
 class Stage:
     """The scored candidates of one question before collapsing (``rank_candidates``): the raw
     query embedding, its language, the language means used, the candidates (unsorted, with
-    every signal filled in), the keyword form of the question and its keyword hits."""
+    every signal filled in), the keyword form of the question and its keyword hits; with dense
+    query translation, the raw embedding of the translation and its language."""
 
     embedding: np.ndarray
     lang: str
@@ -192,6 +199,7 @@ class Stage:
     kw_text: str
     hits: KeywordHits
     entities: dict[str, EntityMatch]
+    translation: tuple[np.ndarray, str] | None = None
 
 
 async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
@@ -205,10 +213,22 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, quest
     under other weights). Arguments as for :func:`retrieve`."""
     text = normalize_for_search(question)
     qlang = detect_language(text)
-    emb = np.asarray(await embedder.embed_query(text[:EMBED_QUERY_CHARS]), dtype=np.float64)
+    alt = None
+    if params.translation_weight > 0 and keywords is not None and qlang == "en":  # zh → en: R@1 lost
+        snap = keywords.snapshot
+        alt = translate_question(query_search_form(question), keywords.lexicon, snap.vocab,
+                                 lambda term: term_frequency(snap, term))
+    texts = [text] + ([normalize_for_search(alt)] if alt else [])
+    embedded = await asyncio.gather(*(embedder.embed_query(t[:EMBED_QUERY_CHARS]) for t in texts))
+    emb = np.asarray(embedded[0], dtype=np.float64)
     mean_map = means.get(departments) if means is not None and params.debias else {}
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
-    query_vecs: dict[str | None, list[float]] = {None: q_search.tolist()}
+    query_vecs: list[tuple[str | None, list[float]]] = [(None, q_search.tolist())]
+    translation = None
+    if alt:
+        translation = (np.asarray(embedded[1], dtype=np.float64), detect_language(texts[1]))
+        query_vecs.append((None, language_neutral(debias(translation[0], mean_map.get(translation[1])),
+                                                  mean_map).tolist()))
     filters: dict[str, Any] = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section,
                                "departments": departments}
     hits, kw_text = KeywordHits({}, {}), text
@@ -227,7 +247,7 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, quest
         match = entities.get(str(c.meta.get("document_id", "")))
         c.entity = match.share if match is not None else 0.0
         c.entity_miss = match is not None and match.named and match.share == 0
-    return Stage(emb, qlang, mean_map, cands, kw_text, hits, entities)
+    return Stage(emb, qlang, mean_map, cands, kw_text, hits, entities, translation)
 
 
 async def fetch_texts(vectors: VectorStore, ranked: list[Candidate]) -> dict[str, str]:
@@ -261,7 +281,8 @@ def finish(stage: Stage, params: ScoringParams, k: int, texts: Mapping[str, str]
 
 def top_ranked(stage: Stage, params: ScoringParams, k: int) -> list[Candidate]:
     """The best ``max(4k, k + 10)`` candidates of ``stage`` under ``params`` (scored in place)."""
-    return score_candidates(stage.embedding, stage.lang, stage.means, stage.candidates, params)[:max(4 * k, k + 10)]
+    return score_candidates(stage.embedding, stage.lang, stage.means, stage.candidates, params,
+                            stage.translation)[:max(4 * k, k + 10)]
 
 
 async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,

@@ -12,6 +12,14 @@ For a query vector ``q`` in language ``lq`` and a chunk with vector ``p`` in lan
     score   += w_m           when the question names a paper and not this one (w_m <= 0)
     score   -= 1   when the chunk has fewer than min_content_chars non-space characters
 
+With dense query translation (``translation_weight``, ``query_translation``) the question's
+translation ``t`` (language ``lt``) is a second query, weighted ``w_t`` (``translation_weight``)::
+
+    dense    = (1 - w_t)·unit(q - μ[lq]) · unit(p - μ[l]) + w_t·unit(t - μ[lt]) · unit(p - μ[l])
+
+``question`` stays the question's own (a translation is a bag of words, nearer a passage than a
+prepared question).
+
 ``matched_by`` names the signal under which the chunk ranks best among the candidates
 (dense, question-line or keyword; ties go to the first of these).
 
@@ -58,7 +66,8 @@ class ScoringParams:
     ``entity_weight`` w_e (cosine units per unit of entity share: the paper the question names);
     ``entity_miss_weight`` w_m added when the question names another paper (cosine units);
     ``entity_min_named``: how strong a match names a paper (``gazetteer.Gazetteer.matches``);
-    ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means.
+    ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means;
+    ``translation_weight`` w_t: share of the translation's similarity in ``dense`` (0: off).
 
     No defaults here: the values are the ``QUERY_*`` settings (``from_settings``), so they are
     written down once, in ``shared/settings.py``."""
@@ -71,6 +80,7 @@ class ScoringParams:
     entity_weight: float
     entity_miss_weight: float
     entity_min_named: float
+    translation_weight: float = 0.0
 
     @classmethod
     def from_settings(cls, s: Settings | None = None, **overrides: Any) -> ScoringParams:
@@ -80,25 +90,32 @@ class ScoringParams:
                            keyword_weight=s.query_keyword_weight, min_content_chars=s.query_min_content_chars,
                            debias=s.query_language_debias, entity_weight=s.query_entity_weight,
                            entity_miss_weight=s.query_entity_miss_weight,
-                           entity_min_named=s.query_entity_min_named), **overrides)
+                           entity_min_named=s.query_entity_min_named,
+                           translation_weight=s.query_translation_weight), **overrides)
 
 
 def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.ndarray],
-                     candidates: list[Candidate], params: ScoringParams) -> list[Candidate]:
+                     candidates: list[Candidate], params: ScoringParams,
+                     translation: tuple[np.ndarray, str] | None = None) -> list[Candidate]:
     """Score ``candidates`` in place and return them best first.
 
     Args:
         query: raw query embedding, shape ``(d,)``.
         query_lang: ``"zh"``/``"en"`` (``shared.lang.detect_language`` of the normalised query).
         means: language → mean chunk vector; a missing language is not centred.
+        translation: raw embedding of the question's translation and its language (used when
+            ``params.translation_weight`` > 0).
     """
     if not candidates:
         return []
     use = means if params.debias else {}
     q = debias(np.asarray(query, dtype=np.float64), use.get(query_lang))
+    wt = params.translation_weight if translation is not None else 0.0
+    t = debias(np.asarray(translation[0], dtype=np.float64), use.get(translation[1])) if wt > 0 and translation else q
     for c in candidates:
         mu = use.get(str(c.meta.get("lang", "")))
-        c.dense = float(q @ debias(np.asarray(c.vector, dtype=np.float64), mu))
+        p = debias(np.asarray(c.vector, dtype=np.float64), mu)
+        c.dense = float((1 - wt) * (q @ p) + wt * (t @ p))
         c.score, c.question = c.dense, None
         if c.meta.get("chunk_kind") == "qa" and c.question_vector is not None:
             c.question = float(q @ debias(np.asarray(c.question_vector, dtype=np.float64), mu))

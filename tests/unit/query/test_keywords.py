@@ -97,7 +97,7 @@ def test_a_phrase_target_needs_all_its_words(lexicon):
 
 
 def test_english_words_inside_chinese_chunks_match(lexicon):
-    snap = build_snapshot([("zh-wcag", "網頁須符合 WCAG 2.1 AA 標準。", {"lang": "zh"}),
+    snap = build_snapshot([("zh-wcag", "網頁須符合 WCAG 2.1 AA 標準。", {"lang": "zh", "chunk_index": 1}),
                            ("zh-other", "網頁設計須便利市民。", {"lang": "zh"})])
     assert set(keyword_scores(snap, lexicon, "WCAG 2.1 AA").scores) == {"zh-wcag"}
 
@@ -143,3 +143,18 @@ def test_department_scope_restricts_the_scored_chunks_and_their_scale(lexicon):
     # a chunk written before departments existed belongs to "default"
     assert "en-ins" in keyword_scores(snap, lexicon, "insurance policy", departments=["default"]).scores
     assert keyword_scores(snap, lexicon, "insurance policy", departments=["dept-a"]).scores == {}
+
+
+def test_english_title_words_do_not_match_a_chinese_chunk(lexicon):
+    """A Chinese paper's bilingual title line holds the English name; an English question naming
+    it must score the chunk that answers, not the title chunk (the entity match counts the name)."""
+    title = "立法會CB(1)102/2025(03)號文件\n新田科技城 San Tin Technopole\n背景\n新田科技城的發展。"
+    snap = build_snapshot([("st_0", title, {"lang": "zh", "document_id": "st", "chunk_index": 0}),
+                           ("st_1", "新田科技城的安置截算日期為2024年。", {"lang": "zh", "document_id": "st",
+                                                                 "chunk_index": 1})])
+    assert "technopol" in snap.gazetteer.names["st"]  # the entity match still has the name
+    assert set(keyword_scores(snap, lexicon, "San Tin Technopole").scores) == set()
+    # English words in a Chinese paper's body still match
+    body = build_snapshot([("st_1", "新田科技城 San Tin Technopole 的安置。", {"lang": "zh", "document_id": "st",
+                                                                  "chunk_index": 1})])
+    assert set(keyword_scores(body, lexicon, "San Tin Technopole").scores) == {"st_1"}
