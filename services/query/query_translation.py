@@ -16,12 +16,11 @@ languages with CC-CEDICT (``lexicon``). Here the same dictionary rewrites the qu
   single characters) stay Chinese, joined; Latin words and numbers stay as written.
 
 Only translations found in the index vocabulary are used (``vocab``), as on the keyword side.
-``retrieve`` embeds the result next to an English question and takes, per candidate, the larger
-of the two similarities (``scoring``). Measured by ``bench/retrieval_fit.py`` (unseen calibration
-half, department ``abstain`` of the bench stack): English questions on Chinese papers R@1 0.43 →
-0.47 (R@3 0.77 either way), ``bench/calibration`` R@1 0.76 → 0.81, fixture truth R@1 0.74 → 0.79
-(R@3 0.93 either way); translating Chinese questions too cost zh → en R@1 0.71 → 0.67, so
-``retrieve`` translates English questions only.
+``retrieve`` embeds the result next to an English question, and a candidate's dense similarity
+is the blend ``(1 − w_t)·own + w_t·translation`` (``scoring``, ``QUERY_TRANSLATION_WEIGHT``).
+Translating Chinese questions too cost zh → en R@1 0.71 → 0.67, so ``retrieve`` translates
+English questions only (the Chinese → English direction stays here, tested, for a model that
+gains by it; ``retrieve`` does not call it). Figures: ``services/query/README.md``, "Dense query translation".
 """
 from __future__ import annotations
 
