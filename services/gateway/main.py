@@ -30,6 +30,7 @@ from services.gateway.api.routes import (
     ingest,
     keys,
     operations,
+    panels,
     query,
     whoami,
 )
@@ -107,7 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Upload briefing papers, follow their ingest, ask questions with page sources.",
                   lifespan=lifespan)
     for r in (ingest.router, documents.router, events.router, query.router, config.router, whoami.router,
-              keys.router, audit.router, operations.router):
+              keys.router, audit.router, operations.router, panels.router):
         app.include_router(r, prefix="/api/v1", dependencies=[Depends(current_caller)])  # every route: a key
     app.include_router(health.router)
     install_error_handlers(app)  # malformed input: a 4xx with its reason, never a 500
