@@ -249,3 +249,25 @@ def test_prometheus_not_answering_is_503_within_the_timeout() -> None:
     assert r.status_code == 503 and took < 5
     assert r.json()["detail"] == (f"Prometheus at {url} did not answer within 0.5 s; the charts come back "
                                   "when it answers.")
+
+
+def test_every_panel_has_its_words_in_both_interface_languages() -> None:
+    """The web app names each panel by id in its locale files (``ops.panels.<id>``) and knows
+    which panels have one labelless series (``frontend/src/lib/opsChart.ts``): a panel added to
+    ``shared/ops_panels.py`` without them would show the server's English title."""
+    import json
+    import re
+
+    frontend = Path(__file__).resolve().parents[3] / "frontend" / "src"
+    ids = [p.id for p in ops_panels.PANELS]
+    for locale in ("en", "zh-HK"):
+        words = json.loads((frontend / "locales" / f"{locale}.json").read_text(encoding="utf-8"))["ops"]["panels"]
+        assert sorted(words) == sorted(ids), locale
+        for pid in ids:
+            assert {"title", "description", "axis"} <= set(words[pid]), (locale, pid)
+            labelless = "{{" not in ops_panels.panel(pid).legend  # type: ignore[union-attr]
+            assert ("series" in words[pid]) == labelless, (locale, pid)
+    chart = (frontend / "lib" / "opsChart.ts").read_text(encoding="utf-8")
+    start = chart.index("PANEL_IDS = [")
+    known = re.findall(r"'([a-z0-9-]+)'", chart[start:chart.index("] as const", start)])
+    assert known == ids
