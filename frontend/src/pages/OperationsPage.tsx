@@ -105,10 +105,11 @@ function AdminOperations() {
                 data={OPS_RANGES.map((r) => ({ value: r.key, label: t(`ops.range.${r.key}`) }))}
                 size="xs"
               />
+              {/* Not `loading`: Mantine hides a loading button's text, leaving it without a name. */}
               <Button
                 size="xs"
                 variant="default"
-                loading={refreshing}
+                leftSection={refreshing ? <Loader size={10} aria-hidden="true" /> : undefined}
                 onClick={() => series.forEach((q) => void q.refetch())}
               >
                 {t('ops.refresh')}
