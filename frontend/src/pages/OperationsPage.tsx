@@ -290,7 +290,8 @@ function DeadLetters({ query }: { query: ReturnType<typeof useDeadLetters> }) {
                         {formatDate(entry.ts, t)}
                       </time>
                     </Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    {/* Wide enough for the longest status badge (PROCESSING; Mantine cuts a badge's label). */}
+                    <Table.Td style={{ whiteSpace: 'nowrap' }} miw={130}>
                       {entry.status ? (
                         <Badge variant="light" color={STATUS_COLORS[entry.status]}>
                           {t(`documents.status.${entry.status}`)}
