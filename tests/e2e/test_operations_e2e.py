@@ -17,7 +17,8 @@ STAGE_GROUPS = "parser|tables-fanout|tables|tables-gather|splitter|embedder"
 # The real corpus's papers of up to 17 pages (33 pages in all; the 24- and 64-page ones are left
 # to tests/e2e/test_pipeline_e2e.py and to `make up` + bench/, which this suite's time cannot hold twice)
 PAPERS = ["cn_landuse_standard_table_zh.pdf", "hk_brplus_rgbc_fulllist_zh.pdf", "hk_csb_coai_exam_venues_reply_zh.pdf",
-          "hk_isd_pr_remarks_sfs_media_session_en.pdf", "hk_legco_sub_710-02_tables_zh.pdf", "hk_legco_sub_710-06_zh.pdf"]
+          "hk_isd_pr_remarks_sfs_media_session_en.pdf", "hk_legco_sub_710-02_tables_zh.pdf",
+          "hk_legco_sub_710-06_zh.pdf"]
 
 
 def instant(stack, promql: str) -> list[dict]:
