@@ -3,8 +3,9 @@
 # cached under $LEGCO_CACHE (default .cache/, git-ignored):
 #   venv (pip, keyed by pyproject.toml), Kafka jars (Maven Central via mvn), MinIO (go install),
 #   the web frontend (npm ci + api types + vite build, keyed by frontend sources),
+#   Prometheus + promtool (Debian's package via apt; skipped when present),
 #   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present).
-# Usage: scripts/deps.sh [python|kafka|minio|frontend|browser|all]   (default all)
+# Usage: scripts/deps.sh [python|kafka|minio|prometheus|frontend|browser|all]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LEGCO_CACHE:-$repo/.cache}
@@ -54,6 +55,15 @@ frontend_deps() {
   echo "$stamp" > "$cache/frontend.stamp"
 }
 
+prometheus_deps() {
+  # Prometheus and promtool from Debian's package (scripts/stack.sh runs it; make test checks the rules)
+  if command -v prometheus >/dev/null && command -v promtool >/dev/null; then return 0; fi
+  say "prometheus (apt)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 prometheus >/dev/null 2>&1 || {
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 prometheus >/dev/null; }
+}
+
 browser_deps() {
   # Debian's chromium, driven by playwright-core in frontend/e2e (no Playwright browser downloads
   # here), and CJK fonts so Chinese text renders in its screenshots.
@@ -69,6 +79,7 @@ case "$what" in
   minio) minio_deps ;;
   frontend) frontend_deps ;;
   browser) browser_deps ;;
-  all) python_deps; kafka_deps; minio_deps; frontend_deps ;;
-  *) echo "usage: $0 [python|kafka|minio|frontend|browser|all]" >&2; exit 2 ;;
+  prometheus) prometheus_deps ;;
+  all) python_deps; kafka_deps; minio_deps; prometheus_deps; frontend_deps ;;
+  *) echo "usage: $0 [python|kafka|minio|prometheus|frontend|browser|all]" >&2; exit 2 ;;
 esac

@@ -103,6 +103,8 @@ class Settings(BaseSettings):
     gateway_port: int = 8080
     gateway_instance: str = "1"  # consumer-group suffix: every gateway sees every progress event
     query_service_url: str = "http://127.0.0.1:8104"
+    lag_interval_s: float = 5.0  # the lag exporter reads committed and end offsets this often
+    deadletter_gauge_interval_s: float = 30.0  # how often /metrics' dead-letter gauge re-reads the topic
     # Gateway → query service. A connection not made within query_connect_timeout_s is tried
     # once more (query_forward_attempts, shared.retry): a query service that is down is answered
     # 503 within ~8 s. An answer not received within query_forward_timeout_s is 504 and not

@@ -49,7 +49,7 @@ from shared.dispatch import QueueRebalance, fair_handler
 from shared.errors import DocumentError, DocumentGone
 from shared.events import DeadLetter, EventBase, ProgressEvent, Stage as StageName, Status
 from shared.kafka import StagePublishers, make_broker, stage_publishers
-from shared.metrics import DEPENDENCY_WAITS, DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
+from shared.metrics import DEADLETTERS, DEPENDENCY_WAITS, DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
 from shared.outage import Outages, dependency_of
 from shared.settings import Settings, get_settings
 from shared.storage import ObjectStore, open_store
@@ -98,6 +98,7 @@ class Stage:
                  group: str | None = None) -> None:
         self.service = service
         self.progress_stage: StageName = progress_stage
+        DEADLETTERS.labels(progress_stage)  # the series exists at 0, so increase() answers before the first
         self.group = group or service
         self._settings = settings or get_settings()
         self._clients = clients
@@ -343,6 +344,7 @@ class Stage:
         detail = reason or str(error)  # an outage's reason names the dependency and how long it was down
         reason = reason or (f"The {self.progress_stage} stage failed {attempts} times ({type(error).__name__}: "
                             f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
+        DEADLETTERS.labels(self.progress_stage).inc()
         await self.pubs.dead_letter.publish(
             DeadLetter(document_id=event.document_id, department=event.department, visibility=event.visibility,
                        source_topic=topic, consumer_group=self.group, reason=detail[:2000],

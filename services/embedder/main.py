@@ -23,6 +23,7 @@ from shared import topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, DocumentIndexed, DocumentRebuilt, RebuildDocument
 from shared.generation import IndexGeneration
+from shared.metrics import INGESTED_DOCUMENTS, INGESTED_PAGES
 from shared.settings import Settings, get_settings
 from shared.stage import SettingsDep, Stage, StoreDep
 from shared.storage import open_store
@@ -74,6 +75,8 @@ async def on_chunked(event: DocumentChunked, store: StoreDep, generations: Gener
     stored = await stage.run(event, topics.CHUNKED, lambda: in_current_generation(generations, into))
     if stored is not None:
         await stage.emit(indexed(event, stored))
+        INGESTED_DOCUMENTS.labels(event.department, event.strategy_used).inc()
+        INGESTED_PAGES.labels(event.department, event.strategy_used).inc(event.page_count)
         await stage.progress(event, stage="indexed", status="indexed", unit="chunks", pages_done=stored,
                              pages_total=stored, chunk_count=stored, page_count=event.page_count,
                              strategy_used=event.strategy_used)
@@ -113,6 +116,8 @@ async def on_rebuild(event: RebuildDocument, store: StoreDep, generations: Gener
         key=event.document_id.encode())
     if stored is not None and current and current[0]:
         await stage.emit(indexed(event, stored))
+        INGESTED_DOCUMENTS.labels(event.department, event.strategy_used).inc()
+        INGESTED_PAGES.labels(event.department, event.strategy_used).inc(event.page_count)
 
 
 app = stage.app

@@ -39,6 +39,7 @@ from services.gateway.auth.middleware import AuthMiddleware
 from services.gateway.auth.principal import current_caller
 from services.gateway.frontend import mount_frontend
 from services.gateway.guards import BodyLimit, HostGuard, Utf8Json
+from services.gateway.ops_metrics import gateway_metrics
 from services.gateway.progress import fold_progress
 from services.gateway.reconcile import reconcile_forever
 from services.gateway.registry import Registry
@@ -96,7 +97,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await audit_log.start()
         reconciler = asyncio.create_task(reconcile_forever(state))
         try:
-            yield
+            async with gateway_metrics(state):
+                yield
         finally:
             reconciler.cancel()
             await audit_log.stop()
