@@ -23,6 +23,7 @@ from shared import topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, DocumentIndexed, DocumentRebuilt, RebuildDocument
 from shared.generation import IndexGeneration
+from shared.kafka import event_publisher
 from shared.metrics import INGESTED_DOCUMENTS, INGESTED_PAGES
 from shared.settings import Settings, get_settings
 from shared.stage import SettingsDep, Stage, StoreDep
@@ -49,7 +50,7 @@ async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
 
 stage = Stage("embedder", progress_stage="embedding", output_topic=topics.INDEXED, clients=open_clients)
 stage.gone_hooks.append(lambda doc_id: stage.client("vectors").delete_document(doc_id))
-rebuilt_pub = stage.broker.publisher(topics.INDEX_REBUILT)
+rebuilt_pub = event_publisher(stage.broker, topics.INDEX_REBUILT)
 GenerationsDep = Annotated[Generations, Context("generations")]
 
 

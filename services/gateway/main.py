@@ -1,4 +1,5 @@
-"""Upload gateway (FastAPI): the HTTP API at http://localhost:8080, OpenAPI at /docs.
+"""Upload gateway (FastAPI): the HTTP API at http://localhost:8080, OpenAPI at /docs, the
+pipeline's events (AsyncAPI) at /asyncapi.
 
 Stores uploads in MinIO and emits ``documents.uploaded`` (``documents.deleted`` after a
 delete); keeps the document registry by consuming ``documents.progress`` (consumer group per
@@ -22,6 +23,7 @@ from fastapi import Depends, FastAPI
 from faststream import AckPolicy
 
 from services.gateway.api.routes import (
+    asyncapi,
     audit,
     config,
     documents,
@@ -49,7 +51,7 @@ from services.gateway.state import GatewayState
 from shared import topics
 from shared.events import DocumentRebuilt, ProgressEvent
 from shared.http_errors import install_error_handlers
-from shared.kafka import make_broker
+from shared.kafka import event_publisher, make_broker
 from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
 from shared.storage import ObjectStore
@@ -63,9 +65,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the gateway app; clients are created in its lifespan."""
     settings = settings or get_settings()
     broker = make_broker(settings, "gateway")
-    uploads = broker.publisher(topics.UPLOADED)
-    deletions = broker.publisher(topics.DELETED)
-    audit_log = AuditLog(broker.publisher(topics.AUDIT), settings.audit_queue_size, settings.audit_publish_timeout_s)
+    uploads = event_publisher(broker, topics.UPLOADED)
+    deletions = event_publisher(broker, topics.DELETED)
+    audit_log = AuditLog(event_publisher(broker, topics.AUDIT), settings.audit_queue_size,
+                         settings.audit_publish_timeout_s)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -112,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
               keys.router, audit.router, operations.router):
         app.include_router(r, prefix="/api/v1", dependencies=[Depends(current_caller)])  # every route: a key
     app.include_router(health.router)
+    app.include_router(asyncapi.router)  # open, like /openapi.json
     install_error_handlers(app)  # malformed input: a 4xx with its reason, never a 500
     # Outermost last: Host check, body size, UTF-8 JSON, then the API key; all before routing.
     app.add_middleware(AuthMiddleware)

@@ -159,7 +159,7 @@ def execute(store: Objects, vectors: Vectors, todo: Plan, inv: Inventory) -> Rec
         if n:
             report.objects += n
             report.documents.append(doc_id)
-            log.info("reconciler: removed %d objects of %s (%s)", n, doc_id, why)
+            log.info("reconciler: removed %d objects of %s (%s)", n, doc_id, why, extra={"document_id": doc_id})
     for doc_id, why in sorted(todo.vectors.items()):
         if why != "deleted" and registered(doc_id):
             continue
@@ -173,7 +173,8 @@ def execute(store: Objects, vectors: Vectors, todo: Plan, inv: Inventory) -> Rec
             report.vectors += removed
             if doc_id not in report.documents:
                 report.documents.append(doc_id)
-            log.info("reconciler: removed %d vectors of %s (%s)", removed, doc_id, why)
+            log.info("reconciler: removed %d vectors of %s (%s)", removed, doc_id, why,
+                     extra={"document_id": doc_id})
     for doc_id in todo.tombstones:
         store.delete(storage.tombstone_key(doc_id))
         report.tombstones += 1
