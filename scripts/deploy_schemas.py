@@ -16,7 +16,8 @@ Writes under ``DIR``:
   ``config/crd/bases/*.yaml`` (the Go module ``github.com/kedacore/keda/v2``) as a JSON schema,
   the way openapi2jsonschema converts CRDs: ``apiVersion`` and ``kind`` pinned, and in strict
   form every object with ``properties`` closed (``additionalProperties: false``) unless it says
-  ``x-kubernetes-preserve-unknown-fields``; ``x-kubernetes-int-or-string`` becomes integer-or-string, ``nullable`` adds ``null``.
+  ``x-kubernetes-preserve-unknown-fields``; ``x-kubernetes-int-or-string`` becomes
+  integer-or-string, ``nullable`` adds ``null``.
 * ``keda/kafka_scaler.go``: KEDA's Kafka scaler source, whose ``keda:"name=..."`` struct tags are
   the trigger's metadata keys (the tests check the ScaledObjects' keys against them).
 * ``compose-spec.json``: the Compose Specification schema that compose-go (the loader of

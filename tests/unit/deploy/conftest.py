@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from deploytools import Tools, deploy_copy, install_tools, kustomize_build
 
 

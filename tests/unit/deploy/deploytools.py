@@ -71,8 +71,8 @@ def kubeconform(tools: Tools, manifests: str) -> tuple[int, dict[str, Any]]:
     k8s = (f"{tools.kubernetes_schemas.parent}/{{{{ .NormalizedKubernetesVersion }}}}-local{{{{ .StrictSuffix }}}}/"
            "{{ .ResourceKind }}{{ .KindSuffix }}.json")
     crd = f"{tools.crd_schemas}/{{{{ .Group }}}}/{{{{ .ResourceKind }}}}_{{{{ .ResourceAPIVersion }}}}.json"
-    p = subprocess.run([tools.kubeconform, "-strict", "-summary", "-output", "json",
-                        "-kubernetes-version", tools.k8s_version, "-schema-location", k8s, "-schema-location", crd, "-"],
+    p = subprocess.run([tools.kubeconform, "-strict", "-summary", "-output", "json", "-kubernetes-version",
+                        tools.k8s_version, "-schema-location", k8s, "-schema-location", crd, "-"],
                        input=manifests, capture_output=True, text=True, timeout=300)
     return p.returncode, json.loads(p.stdout)
 

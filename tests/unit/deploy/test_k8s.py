@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 import yaml
-from deploytools import REPO, Tools, deploy_copy, kubeconform, kustomize_build
 
 from shared import topics
+
+from deploytools import REPO, Tools, deploy_copy, kubeconform, kustomize_build
 
 STAGES = ("gateway", "query", "parser", "tables", "splitter", "embedder", "e5", "e5-query", "lagexporter")
 # metrics-contract job names (deploy/prometheus/k8s.yml takes the job label from prometheus.io/job)
