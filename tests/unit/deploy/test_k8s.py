@@ -5,6 +5,7 @@ a PodDisruptionBudget; autoscaling stays within the topics' partitions; no crede
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -263,3 +264,25 @@ def test_services_select_pods(objects: list[dict[str, Any]]) -> None:
     for name, svc in by_kind(objects, "Service").items():
         sel = svc["spec"]["selector"]
         assert any(sel.items() <= lab.items() for lab in labels), name
+
+
+def _promtool_check(tmp_path: Path, config: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """``promtool check config --syntax-only`` of ``config`` with its ``kubernetes_sd_configs``
+    swapped for an empty ``static_configs``: Debian's promtool is built without Kubernetes
+    discovery, but it still checks everything else, the relabelling rules included."""
+    for job in config["scrape_configs"]:
+        if job.pop("kubernetes_sd_configs", None) is not None:
+            job["static_configs"] = []
+    path = tmp_path / "prometheus.yml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return subprocess.run(["promtool", "check", "config", "--syntax-only", str(path)],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian's prometheus package) not installed")
+def test_promtool_accepts_the_k8s_prometheus_config(tmp_path: Path) -> None:
+    config = yaml.safe_load((REPO / "deploy/prometheus/k8s.yml").read_text(encoding="utf-8"))
+    p = _promtool_check(tmp_path, config)
+    assert p.returncode == 0, p.stdout + p.stderr
+    config["scrape_configs"][1]["relabel_configs"][0]["action"] = "kep"   # must be refused
+    assert _promtool_check(tmp_path, config).returncode != 0
