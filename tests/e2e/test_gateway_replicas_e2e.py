@@ -5,7 +5,8 @@ A document uploaded through the first is listed ``queued`` by the very next requ
 second, whose SSE stream follows it to ``indexed`` (whichever replica Kafka gave its progress
 partition); deleted through the second, it is gone from the first's list at once and the
 first's SSE stream says so. A key made on one works on the other; revoked on the other, it is
-refused by the first at once.
+refused by the first at once. Six concurrent uploads of one filename, three through each replica
+(whose progress the two replicas fold between them), end with one document, the last uploaded.
 """
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
 
+from shared.storage import ObjectStore
 from tests.conftest import REPO
 from tests.infra import OFFSET
 
@@ -149,4 +152,37 @@ def test_two_replicas_share_documents_streams_and_keys(stack, api, second):
     finally:
         stream_one.close()
         stream_two.close()
+        two.close()
+
+
+def test_same_name_uploads_through_both_replicas_leave_the_last_one(stack, api, second):
+    name = "replicas_same_name.txt"
+    two = httpx.Client(base_url=second, timeout=60.0, headers=stack.auth())
+
+    def put(n: int) -> str:
+        client = api if n % 2 == 0 else two
+        r = client.post("/api/v1/ingest", files={"file": (name, f"{TEXT}\n第{n}版。Copy {n}.".encode())})
+        assert r.status_code == 202, r.text
+        return str(r.json()["document_id"])
+
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            ids = list(pool.map(put, range(6)))
+        seqs = {d: api.get(f"/api/v1/documents/{d}").json()["upload_seq"] for d in ids}
+        last = max(ids, key=lambda d: seqs[d])
+        deadline, t0 = time.monotonic() + 300, time.monotonic()
+        while True:
+            views = [{d: r["status"] for d, r in listed(c).items() if r["filename"] == name} for c in (api, two)]
+            if views[0] == views[1] == {last: "indexed"}:
+                break
+            assert time.monotonic() < deadline, f"not settled to one copy in 300 s: {views}"
+            time.sleep(0.5)
+        store = ObjectStore(stack.settings())
+        manifests = [k for k in store.list_keys("documents/") if k.endswith("/manifest.json")
+                     and store.get_json(k)["filename"] == name]
+        print(f"\n6 same-name uploads through two replicas: one left ({last}, the last uploaded) after "
+              f"{time.monotonic() - t0:.1f} s; manifests {len(manifests)}")
+        assert manifests == [f"documents/{last}/manifest.json"]
+        assert api.delete(f"/api/v1/documents/{last}").status_code == 200
+    finally:
         two.close()
