@@ -49,6 +49,8 @@ from shared.topic_reader import partitions
 log = logging.getLogger("legco.gateway.changelog")
 
 ChangeKind = Literal["document", "deleted", "key"]
+CLOCK_SKEW_S = 1.0
+"""How far apart two hosts' clocks may be, for ``Changelog.sync(since=...)``."""
 RECENT_CHANGES = 4096
 """How many change ids a replica remembers, so a change it applied itself (Kafka not answering)
 is not applied again when it arrives."""
@@ -119,6 +121,7 @@ class Changelog:
         self._recent: deque[str] = deque(maxlen=RECENT_CHANGES)
         self._recent_set: set[str] = set()
         self._failed_at = float("-inf")
+        self.synced_at = float("-inf")  # every change acknowledged before this time is folded here
         self._queued: asyncio.Future[dict[TopicPartition, int]] | None = None
         self._asking: asyncio.Future[dict[TopicPartition, int]] | None = None
 
@@ -241,21 +244,28 @@ class Changelog:
             await asyncio.sleep(1.0)
 
     # --- reading ----------------------------------------------------------------------------
-    async def sync(self) -> bool:
+    async def sync(self, since: float | None = None) -> bool:
         """Wait until this replica has folded every change acknowledged before the call; ``False``
         (served from what it has) when Kafka did not answer within ``registry_sync_timeout_s``
-        or failed less than ``registry_sync_backoff_s`` ago."""
+        or failed less than ``registry_sync_backoff_s`` ago.
+
+        ``since`` (seconds since the epoch): only the changes acknowledged before then are
+        needed — nothing is asked when a sync already covered them (with ``CLOCK_SKEW_S`` to
+        spare between hosts' clocks)."""
         s = self.settings
         if self._offsets is None:
             return True
+        if since is not None and since + CLOCK_SKEW_S < self.synced_at:
+            return True
         if time.monotonic() - self._failed_at < s.registry_sync_backoff_s:
             return False
-        deadline = time.monotonic() + s.registry_sync_timeout_s
+        asked, deadline = time.time(), time.monotonic() + s.registry_sync_timeout_s
         try:
             end = await asyncio.wait_for(self._end_offsets(), timeout=s.registry_sync_timeout_s)
             while any(self._next.get(tp, 0) < offset for tp, offset in end.items()):
                 advanced = self._advanced
                 await asyncio.wait_for(advanced.wait(), timeout=max(0.0, deadline - time.monotonic()))
+            self.synced_at = max(self.synced_at, asked)  # the offsets were asked for after ``asked``
             return True
         except Exception as e:  # noqa: BLE001 - Kafka down or slow: served from memory
             self._failed_at = time.monotonic()

@@ -117,10 +117,11 @@ class Registry:
         self._last_seq = max([self._last_seq, *(r.upload_seq for r in self.records.values())])
         return len(self.records)
 
-    async def sync(self) -> bool:
-        """Wait until this replica has folded every change acknowledged before the call
-        (``Changelog.sync``); ``False`` when it could not (Kafka down: what it has is served)."""
-        return True if self.changelog is None else await self.changelog.sync()
+    async def sync(self, since: float | None = None) -> bool:
+        """Wait until this replica has folded every change acknowledged before the call (before
+        ``since``, seconds since the epoch, when given: ``Changelog.sync``); ``False`` when it
+        could not (Kafka down: what it has is served)."""
+        return True if self.changelog is None else await self.changelog.sync(since)
 
     async def refresh(self, document_id: str) -> DocumentRecord | None:
         """The record of a document this replica does not know, read from its manifest (and

@@ -38,6 +38,7 @@ from services.gateway import audit
 from services.gateway.deletion import delete_document
 from services.gateway.registry import apply_progress
 from services.gateway.state import GatewayState
+from services.gateway.waits import seconds
 from shared.api import DocumentRecord
 from shared.events import ProgressEvent
 
@@ -97,8 +98,9 @@ async def fold_step(state: GatewayState, event: ProgressEvent) -> tuple[Document
     unknown); the two are the same object when the event did not move it.
 
     The record is this replica's copy. When it does not know the document, or the event would
-    not move it (a terminal status), it first syncs with the registry topic: another replica's
-    upload or replay may not be folded here yet (and without Kafka, the manifest is read). A
+    not move it (a terminal status), it first syncs with the registry topic up to the event's
+    time: another replica's upload or replay may not be folded here yet (a refold of old events
+    asks Kafka once; without Kafka, the manifest is read). A
     terminal step is decided on a synced view, and decided again after its record is written:
     two same-named copies folded by two replicas at once each see the other's terminal record
     at the latest then (the second writer's sync covers the first's write), so one of them
@@ -108,7 +110,8 @@ async def fold_step(state: GatewayState, event: ProgressEvent) -> tuple[Document
     async with registry.lock:
         rec = registry.get(event.document_id)
         if rec is None or apply_progress(rec, event) is rec:
-            synced = await registry.sync()
+            # what was acknowledged before the stage sent the event (an upload, a replay) is needed
+            synced = await registry.sync(since=seconds(event.ts))
             rec = registry.get(event.document_id) or (None if synced else await registry.refresh(event.document_id))
         if rec is None:
             return None, None
