@@ -111,8 +111,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             reconciler.cancel()
             await audit_log.stop()
+            await broker.stop()  # a fold still writing gets its own change back before the changelog stops
             await changelog.stop()
-            await broker.stop()
             await state.http.aclose()
 
     app = FastAPI(title="LegCo briefing assistant API", version="1",

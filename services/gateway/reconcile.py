@@ -226,10 +226,12 @@ async def drop_ghosts(state: GatewayState, known: set[str], inv: Inventory) -> N
     """Forget, in this replica, the records of ``known`` (ids it held before ``inv`` was
     listed) whose manifest is gone: a document deleted through another replica whose
     ``deleted`` change never came (Kafka failed in between). Each is asked of MinIO once more
-    first."""
+    first; a document uploaded within the grace period is left alone (its manifest may be
+    being written)."""
+    young_ns = time.time_ns() - int(state.settings.reconcile_grace_s * 1e9)
     for doc_id in sorted(known):
-        objs = inv.documents.get(doc_id)
-        if state.registry.get(doc_id) is None or (objs is not None and objs.manifest):
+        objs, rec = inv.documents.get(doc_id), state.registry.get(doc_id)
+        if rec is None or rec.upload_seq > young_ns or (objs is not None and objs.manifest):
             continue
         if not await asyncio.to_thread(state.store.exists, storage.manifest_key(doc_id)):
             log.info("reconciler: %s has no manifest any more; forgotten here", doc_id)

@@ -181,7 +181,7 @@ class Registry:
 
         Raises:
             ChangelogUnavailable: Kafka did not take the change; then it is forgotten here only
-            (the other replicas drop it at their next reconciler pass, which finds no manifest).
+            (the other replicas drop it at a reconciler pass that finds no manifest, ``reconcile.py``).
         """
         change = RegistryChange(kind="deleted", document_id=document_id)
         try:

@@ -141,8 +141,8 @@ class KeyStore:
             mine = self.records.get(prefix)
             rec.last_used_at = later(later(rec.last_used_at, used.get(prefix)), mine.last_used_at if mine else None)
             self._read_at[prefix] = now
-        self.records = records
-        return len(self.records)
+        self.records = {**self.records, **records}  # a record is never deleted from MinIO
+        return len(records)
 
     async def _fetch(self, prefix: str) -> KeyRecord | None:
         """The record of ``prefix`` read from MinIO (and kept), or ``None`` when there is none."""
