@@ -4,7 +4,7 @@
 Services never import each other, so no process holds every stage's broker. The pipeline is
 declared here instead, as data (:data:`CHANNELS`: each topic's producers, its consumer groups
 and its key), and :func:`pipeline_broker` turns it into FastStream declarations — one publisher
-per producer with the topic's event model as payload schema (``shared.events.TOPIC_EVENTS``), one
+per producer with the topic's event model as payload schema (``shared.topic_events.TOPIC_EVENTS``), one
 subscriber per consumer group whose handler takes that model — from which FastStream writes the
 document (channels, operations, messages, JSON schemas of the models). The stage services'
 own brokers declare the same payloads (``shared.kafka.event_publisher``, their handlers'
@@ -28,7 +28,7 @@ from faststream.kafka import KafkaBroker
 from faststream.specification import AsyncAPI
 
 from shared import topics
-from shared.events import TOPIC_EVENTS
+from shared.topic_events import TOPIC_EVENTS
 
 TITLE = "LegCo briefing assistant: ingest pipeline events"
 VERSION = "1"
@@ -69,6 +69,7 @@ CHANNELS: tuple[Channel, ...] = (
     Channel(topics.INDEX_REBUILD, ("gateway",), (("embedder", "embedder-rebuild"),)),
     Channel(topics.INDEX_REBUILT, ("embedder",), (("gateway", "gateway-{GATEWAY_INSTANCE}-reindex"),)),
     Channel(topics.INDEX_SWITCHED, ("gateway",), (("query", "query-{QUERY_INSTANCE}"),), key="none"),
+    Channel(topics.GATEWAY_REGISTRY, ("gateway",), (("gateway", None),), key="document_id or key:{prefix}"),
 )
 """Every topic of ``shared.topics.ALL_TOPICS``, in the order a document travels."""
 

@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared import topics
 from shared.models import FileType, StrategyName, Visibility
 
 Stage = Literal["uploaded", "parsing", "tables", "splitting", "embedding", "indexed", "failed"]
@@ -246,25 +245,3 @@ class IndexSwitched(BaseModel):
     collection: str
     model: str
 
-
-TOPIC_EVENTS: dict[str, type[BaseModel]] = {
-    topics.UPLOADED: DocumentUploaded,
-    topics.PARSED: DocumentParsed,
-    topics.TABLE_PAGES: PageWork,
-    topics.TABLE_PAGE_DONE: PageTablesDone,
-    topics.TABLES: DocumentTablesDone,
-    topics.CHUNKED: DocumentChunked,
-    topics.INDEXED: DocumentIndexed,
-    topics.DELETED: DocumentDeleted,
-    topics.PROGRESS: ProgressEvent,
-    topics.DEAD_LETTER: DeadLetter,
-    topics.AUDIT: AuditEvent,
-    topics.INDEX_REBUILD: RebuildDocument,
-    topics.INDEX_REBUILT: DocumentRebuilt,
-    topics.INDEX_SWITCHED: IndexSwitched,
-}
-"""The event model each topic of ``shared.topics`` carries (one model per topic; a consumer
-configured to read ``documents.parsed`` as its input, the splitter without the table stage, reads
-those events as ``DocumentTablesDone``, a subset of ``DocumentParsed``). Publishers declare it as
-their payload schema (``shared.kafka.event_publisher``) and the AsyncAPI document is built from
-it (``shared.asyncapi``)."""

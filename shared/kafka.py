@@ -15,9 +15,10 @@ from faststream.kafka import KafkaBroker
 from faststream.kafka.prometheus import KafkaPrometheusMiddleware
 
 from shared import logs, topics
-from shared.events import TOPIC_EVENTS, EventBase, ProgressEvent
+from shared.events import EventBase, ProgressEvent
 from shared.metrics import REGISTRY
 from shared.settings import Settings
+from shared.topic_events import TOPIC_EVENTS
 
 
 class LogContextMiddleware:
@@ -104,7 +105,7 @@ class StagePublishers:
 
 def event_publisher(broker: KafkaBroker, topic: str, **kwargs: Any) -> Any:
     """A publisher to ``topic`` on ``broker`` that declares the topic's event model
-    (``shared.events.TOPIC_EVENTS``) as its payload, for the AsyncAPI document. Raises
+    (``shared.topic_events.TOPIC_EVENTS``) as its payload, for the AsyncAPI document. Raises
     ``KeyError`` for a topic without one."""
     return broker.publisher(topic, schema=TOPIC_EVENTS[topic], **kwargs)
 

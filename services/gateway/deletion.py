@@ -39,7 +39,7 @@ async def delete_document(state: GatewayState, document_id: str) -> None:
         await asyncio.to_thread(state.vectors.delete_document, document_id)
         removed = await asyncio.to_thread(state.store.delete_document, document_id)
         await publish_deleted(state, document_id, rec)
-        state.registry.forget(document_id)  # announces ``deleted`` to the SSE clients that saw it
+        await state.registry.forget(document_id)  # every replica announces ``deleted`` to the SSE clients that saw it
         log.info("deleted; %s objects removed", removed)
 
 

@@ -10,16 +10,16 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
-from shared import events, topics
+from shared import events, registry_change, topic_events, topics
 from shared.asyncapi import CHANNELS, asyncapi_schema
 from tests.unit.gateway.test_gateway_contract import Gateway
 
 
 def event_models() -> set[str]:
     """Names of the event models defined in ``shared/events.py`` (``EventBase`` is only their
-    common fields: no topic carries it as such)."""
-    return {name for name, obj in vars(events).items()
-            if inspect.isclass(obj) and issubclass(obj, BaseModel) and obj.__module__ == events.__name__
+    common fields: no topic carries it as such) and ``shared/registry_change.py``."""
+    return {name for module in (events, registry_change) for name, obj in vars(module).items()
+            if inspect.isclass(obj) and issubclass(obj, BaseModel) and obj.__module__ == module.__name__
             and obj is not events.EventBase}
 
 
@@ -49,11 +49,11 @@ def test_served_document_has_every_topic_and_event_model(served: dict[str, Any])
     addresses = {c["address"] for c in served["channels"].values()}
     assert addresses == set(topics.ALL_TOPICS)
     models = event_models()
-    assert len(models) == 14
+    assert len(models) == 15
     assert models <= set(served["components"]["schemas"])
     ops = operations(served)
     for topic in topics.ALL_TOPICS:  # each topic is published and read, with its own model
-        model = events.TOPIC_EVENTS[topic].__name__
+        model = topic_events.TOPIC_EVENTS[topic].__name__
         assert ("send", topic, model) in ops and ("receive", topic, model) in ops, topic
     assert {m for _, _, m in ops} == models
     schema = served["components"]["schemas"]["DocumentUploaded"]
@@ -62,7 +62,7 @@ def test_served_document_has_every_topic_and_event_model(served: dict[str, Any])
 
 def test_the_declaration_covers_every_topic_once() -> None:
     assert sorted(c.topic for c in CHANNELS) == sorted(topics.ALL_TOPICS)
-    assert set(events.TOPIC_EVENTS) == set(topics.ALL_TOPICS)
+    assert set(topic_events.TOPIC_EVENTS) == set(topics.ALL_TOPICS)
 
 
 def test_the_stage_services_declare_nothing_the_document_lacks() -> None:

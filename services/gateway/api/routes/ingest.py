@@ -20,6 +20,7 @@ from services.gateway import audit
 from services.gateway.access import upload_target
 from services.gateway.api.deps import StateDep
 from services.gateway.auth.principal import MemberDep
+from services.gateway.changelog import ChangelogUnavailable
 from services.gateway.inputs import upload_filename
 from services.gateway.state import GatewayState
 from shared import logs, storage
@@ -94,7 +95,12 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
             upload_date=now, updated_at=now, size_bytes=len(data), sha256=sha,
             file_type=cast("FileType", PurePath(filename).suffix.lower().lstrip("."))))  # checked above
         try:
-            await state.registry.put(record)  # the manifest; SSE clients of the department get the queued record
+            await state.registry.put(record)  # the manifest; every replica's SSE clients of the department get it
+        except ChangelogUnavailable as e:  # Kafka down: the other replicas cannot be told either
+            log.warning("upload %s of %s not registered (%s); undone", doc_id, filename, e)
+            await undo_upload(state, doc_id)
+            DOCUMENTS.labels("upload", "unavailable", dept).inc()
+            raise HTTPException(503, UNPUBLISHED.format(timeout=s.publish_timeout_s)) from None
         except Exception:
             await undo_upload(state, doc_id)
             raise
@@ -118,9 +124,9 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
 
 async def undo_upload(state: GatewayState, document_id: str) -> None:
     """Remove an upload that never reached the pipeline: its objects (original, manifest) and its
-    registry record (SSE clients get ``deleted``). Should its event still reach Kafka later, the
-    parser drops it: the manifest is gone."""
-    state.registry.forget(document_id)
+    registry record (SSE clients get ``deleted``; the other replicas are told in the background).
+    Should its event still reach Kafka later, the parser drops it: the manifest is gone."""
+    state.registry.forget_soon(document_id)
     try:
         await asyncio.to_thread(state.store.delete_document, document_id)
     except Exception:  # MinIO down too: the objects stay, but no registry record points at them
