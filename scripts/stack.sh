@@ -50,6 +50,11 @@ fi
 MINIO_PORT=$((9000 + off)); MINIO_CONSOLE_PORT=$((9001 + off)); CHROMA_PORT=$((8000 + off))
 E5_PORT=$((8200 + off)); E5_QUERY_PORT=$((8201 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
 PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((8103 + off))
+LAG_PORT=$((8105 + off)); PROM_PORT=$((9090 + off))
+# Prometheus: scrape (and rule evaluation) interval, and the rule file(s) it loads (tests point
+# PROMETHEUS_RULES at a copy of deploy/prometheus/rules.yml with short `for:` durations)
+PROM_SCRAPE_INTERVAL=${PROM_SCRAPE_INTERVAL:-5s}
+PROMETHEUS_RULES=${PROMETHEUS_RULES:-$repo/deploy/prometheus/rules.yml}
 TABLES_PORT_PREFIX=$(((8110 + off) / 10))  # table-stage worker n: ${prefix}n
 TABLES_WORKERS=${TABLES_WORKERS:-${VISION_WORKERS:-1}}
 if ! [[ "$TABLES_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] TABLES_WORKERS (VISION_WORKERS) must be 1..10" >&2; exit 2; fi
@@ -98,7 +103,7 @@ minio_credentials() {  # sets MINIO_ACCESS_KEY / MINIO_SECRET_KEY (generated on 
 write_conf() {
   mkdir -p "$logs" "$LEGCO_VAR/minio" "$LEGCO_VAR/chroma"
   minio_credentials
-  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
+  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",PROMETHEUS_URL=\"http://127.0.0.1:$PROM_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
               LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
@@ -147,6 +152,8 @@ CONF
   program e5-query 10 "$venv/bin/python -m services.embedder.e5_server --host 127.0.0.1 --port $E5_QUERY_PORT --threads 1" \
     "PYTHONPATH=\"$repo\""
   program gateway 30 "$venv/bin/python -m services.gateway" "$common_env"
+  program lagexporter 30 "$venv/bin/python -m services.lagexporter" "$common_env,PORT=\"$LAG_PORT\""
+  program prometheus 20 "$(command -v prometheus || echo /usr/bin/prometheus) --config.file=$LEGCO_VAR/prometheus/prometheus.yml --storage.tsdb.path=$LEGCO_VAR/prometheus/data --storage.tsdb.retention.time=15d --web.listen-address=127.0.0.1:$PROM_PORT --web.enable-lifecycle" "" "stopwaitsecs=30"
   local svc port env
   for svc in query:$QUERY_PORT parser:$PARSER_PORT splitter:$SPLITTER_PORT embedder:$EMBEDDER_PORT; do
     port=${svc#*:}; svc=${svc%%:*}
@@ -158,6 +165,33 @@ CONF
   done
 } > "$conf")
   chmod 600 "$conf"
+}
+
+prometheus_conf() {  # $LEGCO_VAR/prometheus/prometheus.yml from deploy/prometheus/, and its targets
+  local dir="$LEGCO_VAR/prometheus" tports="" n
+  mkdir -p "$dir/targets" "$dir/data"
+  sed -e "s|__TARGETS__|$dir/targets|g" -e "s|__RULES__|$PROMETHEUS_RULES|g" \
+      -e "s|__SCRAPE_INTERVAL__|$PROM_SCRAPE_INTERVAL|g" "$repo/deploy/prometheus/prometheus.yml" > "$dir/prometheus.yml.tmp"
+  mv "$dir/prometheus.yml.tmp" "$dir/prometheus.yml"
+  for ((n = 0; n < TABLES_WORKERS; n++)); do tports="$tports ${TABLES_PORT_PREFIX}$n"; done
+  targets prometheus "$PROM_PORT"
+  targets gateway "$GATEWAY_PORT"
+  targets query "$QUERY_PORT"
+  targets parser "$PARSER_PORT"
+  # shellcheck disable=SC2086  # one port per word
+  targets tables $tports
+  targets splitter "$SPLITTER_PORT"
+  targets embedder "$EMBEDDER_PORT"
+  targets e5 "$E5_PORT" "$E5_QUERY_PORT"
+  targets lagexporter "$LAG_PORT"
+}
+
+targets() {  # job, ports...: the job's file_sd target file (replaced atomically; Prometheus re-reads it)
+  local job=$1 list="" p file="$LEGCO_VAR/prometheus/targets/$1.json"
+  shift
+  for p in "$@"; do list="$list${list:+, }\"127.0.0.1:$p\""; done
+  printf '[{"targets": [%s], "labels": {"stack_port_offset": "%s"}}]\n' "$list" "$off" > "$file.tmp"
+  mv "$file.tmp" "$file"
 }
 
 kafka_conf() {  # one [program:kafka], or [program:kafka-n] per node of a KAFKA_BROKERS cluster
@@ -202,6 +236,7 @@ wait_port() {
 up() {
   "$repo/scripts/deps.sh" all
   write_conf
+  prometheus_conf
   if [ -S "$sock" ] && ctl pid >/dev/null 2>&1; then
     ctl update >/dev/null
   else
@@ -225,14 +260,19 @@ up() {
   # the first admin key (only when the key store has no active admin key; a restart keeps it)
   MINIO_ENDPOINT="$MINIO_ENDPOINT" MINIO_ACCESS_KEY="$MINIO_ACCESS_KEY" MINIO_SECRET_KEY="$MINIO_SECRET_KEY" \
     PYTHONPATH="$repo" "$venv/bin/python" -m services.gateway.bootstrap "$LEGCO_VAR/admin.key"
-  ctl start gateway query parser "tables:*" splitter embedder >/dev/null || true
+  ctl start prometheus gateway lagexporter query parser "tables:*" splitter embedder >/dev/null || true
+  # a running Prometheus re-reads its configuration (rule files may have changed; targets it re-reads itself)
+  curl -fsS -X POST -o /dev/null "http://127.0.0.1:$PROM_PORT/-/reload" 2>/dev/null || true
   wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
   local tports=""
   for ((n = 0; n < TABLES_WORKERS; n++)); do tports="$tports ${TABLES_PORT_PREFIX}$n"; done
   for p in $PARSER_PORT $tports $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
   wait_http "http://127.0.0.1:$GATEWAY_PORT/healthz" gateway 60
+  wait_http "http://127.0.0.1:$LAG_PORT/healthz" lagexporter 60
+  wait_http "http://127.0.0.1:$PROM_PORT/-/ready" prometheus 60
   echo "[stack] table-stage workers: $TABLES_WORKERS (vision LLM: ${VISION_ENABLED:-false}), Kafka brokers: $KAFKA_BROKERS"
   echo "[stack] up: http://localhost:$GATEWAY_PORT  (API docs: http://localhost:$GATEWAY_PORT/docs, logs: $logs)"
+  echo "[stack] Prometheus: http://localhost:$PROM_PORT  (alerts: http://localhost:$PROM_PORT/alerts; consumer lag: http://localhost:$LAG_PORT/metrics)"
   if [ -f "$LEGCO_VAR/admin.key" ]; then
     echo "[stack] sign in with the admin key in $LEGCO_VAR/admin.key (the legco CLI reads it from there)"
   fi
@@ -246,7 +286,7 @@ down() {
     local pids
     pids=$(ctl status 2>/dev/null | awk '$1 ~ /^kafka-[0-9]+$/ && $2 == "RUNNING" {sub(",", "", $4); print $4}')
     if [ -n "$pids" ]; then
-      ctl stop gateway query parser "tables:*" splitter embedder >/dev/null 2>&1 || true
+      ctl stop prometheus gateway lagexporter query parser "tables:*" splitter embedder >/dev/null 2>&1 || true
       # shellcheck disable=SC2086  # one pid per word
       kill -TERM $pids 2>/dev/null || true
       local p i=0
@@ -269,6 +309,7 @@ case "${1:-}" in
   stop) ctl stop "$2" ;;
   start) ctl start "$2" ;;
   conf) write_conf; echo "$conf" ;;
+  prometheus-conf) prometheus_conf; echo "$LEGCO_VAR/prometheus/prometheus.yml" ;;
   ctl) shift; ctl "$@" ;;
   *) echo "usage: $0 up|down|status|logs|restart NAME|stop NAME|start NAME" >&2; exit 2 ;;
 esac

@@ -12,6 +12,7 @@ what=${1:-all}
 export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
 bash scripts/deps.sh all
 bash scripts/deps.sh browser
+bash scripts/deps.sh deploy   # kubeconform, kustomize and the schemas of tests/unit/deploy
 status=0
 if [ "$what" = all ] || [ "$what" = python ]; then
   bash scripts/lint.sh || status=$?

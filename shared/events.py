@@ -244,3 +244,4 @@ class IndexSwitched(BaseModel):
     generation: int
     collection: str
     model: str
+

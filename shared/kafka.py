@@ -4,21 +4,64 @@ broker) per service, idempotent, with Prometheus metrics. The consumer contract 
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
 
+from aiokafka import ConsumerRecord
+from faststream import BaseMiddleware
 from faststream.kafka import KafkaBroker
 from faststream.kafka.prometheus import KafkaPrometheusMiddleware
 
-from shared import topics
+from shared import logs, topics
 from shared.events import EventBase, ProgressEvent
 from shared.metrics import REGISTRY
 from shared.settings import Settings
+from shared.topic_events import TOPIC_EVENTS
 
 
-def make_broker(settings: Settings, service: str) -> KafkaBroker:
-    """A FastStream Kafka broker for ``service`` with Prometheus metrics and idempotent producing.
+class LogContextMiddleware:
+    """FastStream middleware factory: puts the document of each consumed message in the log
+    context (``shared.logs``) before FastStream logs ``Received``, so every line about the message
+    names it: ``document_id`` and ``department`` from the event, ``stage`` the broker's (``None``:
+    the event's own ``stage`` field, as in a progress event).
+
+    The context is replaced by the next message, not reset after this one: FastStream logs
+    ``Processed`` after the middlewares have exited. A message that is not one document's event (a
+    batch, an ``IndexSwitched``, a body that is not JSON) clears it.
+    """
+
+    def __init__(self, stage: str | None = None) -> None:
+        self.stage = stage
+
+    def __call__(self, msg: Any, /, *, context: Any) -> BaseMiddleware:
+        return _LogContext(msg, context=context, stage=self.stage)
+
+
+class _LogContext(BaseMiddleware):
+    def __init__(self, msg: Any, /, *, context: Any, stage: str | None) -> None:
+        super().__init__(msg, context=context)
+        self.stage = stage
+
+    async def on_receive(self) -> None:
+        body: Any = None
+        if isinstance(self.msg, ConsumerRecord) and isinstance(self.msg.value, bytes | bytearray):
+            try:
+                body = json.loads(self.msg.value)
+            except ValueError:
+                body = None
+        if isinstance(body, dict) and isinstance(body.get("document_id"), str):
+            stage = self.stage or body.get("stage")
+            logs.bind(body["document_id"], body.get("department"), stage if isinstance(stage, str) else None)
+        elif self.msg is not None:  # a consumed message (publishing passes None)
+            logs.bind(None)
+
+
+def make_broker(settings: Settings, service: str, stage: str | None = None) -> KafkaBroker:
+    """A FastStream Kafka broker for ``service`` with Prometheus metrics, idempotent producing
+    and the consumed message's document in the log context (``stage``: the stage its log lines
+    name, see :class:`LogContextMiddleware`).
 
     Its producer waits for every in-sync replica (``acks="all"``; with 3 copies and
     ``min.insync.replicas`` 2, a write is on two brokers when it is acknowledged) and is
@@ -33,7 +76,8 @@ def make_broker(settings: Settings, service: str) -> KafkaBroker:
         client_id=f"legco-{service}",
         acks="all",
         enable_idempotence=True,
-        middlewares=[KafkaPrometheusMiddleware(registry=REGISTRY, app_name=f"legco-{service}")],
+        middlewares=[KafkaPrometheusMiddleware(registry=REGISTRY, app_name=f"legco-{service}"),
+                     LogContextMiddleware(stage)],
         logger=logging.getLogger(f"legco.{service}"),
     )
 
@@ -59,10 +103,17 @@ class StagePublishers:
         await self.progress.publish(event, key=event.document_id.encode())
 
 
+def event_publisher(broker: KafkaBroker, topic: str, **kwargs: Any) -> Any:
+    """A publisher to ``topic`` on ``broker`` that declares the topic's event model
+    (``shared.topic_events.TOPIC_EVENTS``) as its payload, for the AsyncAPI document. Raises
+    ``KeyError`` for a topic without one."""
+    return broker.publisher(topic, schema=TOPIC_EVENTS[topic], **kwargs)
+
+
 def stage_publishers(broker: KafkaBroker, output_topic: str | None) -> StagePublishers:
     """Create a stage's publishers on ``broker`` (``output_topic`` None: no output topic)."""
     return StagePublishers(
-        output=broker.publisher(output_topic) if output_topic else None,
-        progress=broker.publisher(topics.PROGRESS),
-        dead_letter=broker.publisher(topics.DEAD_LETTER),
+        output=event_publisher(broker, output_topic) if output_topic else None,
+        progress=event_publisher(broker, topics.PROGRESS),
+        dead_letter=event_publisher(broker, topics.DEAD_LETTER),
     )

@@ -59,6 +59,18 @@ EMBED_TIMEOUTS = Counter("legco_embeddings_timeouts_total", "Embeddings requests
 QUERIES = Counter("legco_queries_total", "Questions answered, by the caller's department (or all) and answer mode",
                   ["department", "mode"], registry=REGISTRY)
 
+# --- operator figures (issue 15; panels in shared/ops_panels.py) -------------------------
+INGESTED_DOCUMENTS = Counter("legco_ingested_documents_total",
+                             "Documents indexed (embedder, once per document), by department and chunking strategy",
+                             ["department", "strategy"], registry=REGISTRY)
+INGESTED_PAGES = Counter("legco_ingested_pages_total",
+                         "Pages of the documents indexed (embedder), by department and chunking strategy",
+                         ["department", "strategy"], registry=REGISTRY)
+EMBEDDED_TOKENS = Counter("legco_embedded_tokens_total", "e5 tokens of the texts the embedder embedded",
+                          registry=REGISTRY)
+DEADLETTERS = Counter("legco_deadletters_total", "Events a stage moved to the dead-letter topic, by stage",
+                      ["stage"], registry=REGISTRY)
+
 # --- table stage (services/tables) ------------------------------------------------------
 PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG for the vision LLM",
                          registry=REGISTRY)
@@ -66,11 +78,15 @@ TABLES_FOUND = Counter("legco_tables_found_total", "Tables found on pages, by pa
                        ["path"], registry=REGISTRY)
 VISION_CALLS = Counter("legco_vision_calls_total", "Vision LLM chat completions, by outcome (ok|error)",
                        ["outcome"], registry=REGISTRY)
+for _outcome in ("ok", "error"):  # series exist at 0 before the first call, so rate() answers
+    VISION_CALLS.labels(_outcome)
 VISION_CACHE_HITS = Counter("legco_vision_cache_hits_total", "Pages whose vision answer came from the cache",
                             registry=REGISTRY)
 VISION_VALIDATION_FAILURES = Counter(
     "legco_vision_validation_failures_total",
     "Vision answers rejected (reason: no_table | invented_number)", ["reason"], registry=REGISTRY)
+for _reason in ("no_table", "invented_number"):
+    VISION_VALIDATION_FAILURES.labels(_reason)
 PAGE_LATENCY = Histogram("legco_table_page_latency_seconds",
                          "Time the table stage spent on one page (s), by table_source path",
                          ["path"], registry=REGISTRY,

@@ -101,8 +101,26 @@ class Settings(BaseSettings):
     # --- gateway / limits ------------------------------------------------------------
     gateway_host: str = "127.0.0.1"
     gateway_port: int = 8080
-    gateway_instance: str = "1"  # consumer-group suffix: every gateway sees every progress event
+    # This gateway replica's name (its reindex answers' consumer group ``gateway-<instance>-reindex``
+    # and the ``instance`` of the jobs it runs): unique per replica. Empty: host name and
+    # gateway port (a k8s pod's or a container's name is unique; two gateways on one host
+    # differ by port).
+    gateway_instance: str = ""
+    # The consumer group the gateway replicas share on the progress topic: Kafka gives each
+    # partition (hence each document) to one replica, which folds its events into the registry.
+    gateway_group: str = "gateway"
+    # A request waits at most this long for its replica to have folded every registry change
+    # written before it (``services/gateway/changelog.py``); past it, or with Kafka down, it is
+    # served from what the replica has, and the next waits are skipped for
+    # registry_sync_backoff_s.
+    registry_sync_timeout_s: float = 3.0
+    registry_sync_backoff_s: float = 5.0
+    # A cached API key record older than this is read again from MinIO on its next use, so a
+    # revocation reaches every replica within it even if its announcement was lost.
+    key_cache_ttl_s: float = 30.0
     query_service_url: str = "http://127.0.0.1:8104"
+    lag_interval_s: float = 5.0  # the lag exporter reads committed and end offsets this often
+    deadletter_gauge_interval_s: float = 30.0  # how often /metrics' dead-letter gauge re-reads the topic
     # Gateway → query service. A connection not made within query_connect_timeout_s is tried
     # once more (query_forward_attempts, shared.retry): a query service that is down is answered
     # 503 within ~8 s. An answer not received within query_forward_timeout_s is 504 and not
@@ -286,6 +304,12 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             return [h.strip().lower() for h in v.split(",") if h.strip()]
         return v
+
+    @model_validator(mode="after")
+    def _gateway_instance(self) -> Settings:
+        if not self.gateway_instance:
+            self.gateway_instance = f"{socket.gethostname()}-{self.gateway_port}"
+        return self
 
     @model_validator(mode="after")
     def _minio_credentials(self) -> Settings:

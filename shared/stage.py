@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import time
@@ -43,13 +44,13 @@ from faststream import AckPolicy, Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka import KafkaBroker
 
-from shared import storage, topics
+from shared import logs, storage, topics
 from shared.deletion import DeletionCheck
 from shared.dispatch import QueueRebalance, fair_handler
 from shared.errors import DocumentError, DocumentGone
 from shared.events import DeadLetter, EventBase, ProgressEvent, Stage as StageName, Status
 from shared.kafka import StagePublishers, make_broker, stage_publishers
-from shared.metrics import DEPENDENCY_WAITS, DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
+from shared.metrics import DEADLETTERS, DEPENDENCY_WAITS, DOCUMENTS, FAILURES, RETRIES, STAGE_LATENCY
 from shared.outage import Outages, dependency_of
 from shared.settings import Settings, get_settings
 from shared.storage import ObjectStore, open_store
@@ -98,10 +99,11 @@ class Stage:
                  group: str | None = None) -> None:
         self.service = service
         self.progress_stage: StageName = progress_stage
+        DEADLETTERS.labels(progress_stage)  # the series exists at 0, so increase() answers before the first
         self.group = group or service
         self._settings = settings or get_settings()
         self._clients = clients
-        self.broker: KafkaBroker = make_broker(self._settings, service)
+        self.broker: KafkaBroker = make_broker(self._settings, service, stage=progress_stage)
         self.pubs: StagePublishers = stage_publishers(self.broker, output_topic)
         self.app: AsgiFastStream = make_app(self.broker, lifespan=self._lifespan)
         self.queues: list[WorkQueue] = []
@@ -158,7 +160,8 @@ class Stage:
         as the handlers are idempotent). ``serial(event)`` names events that must not run at
         once (default: those of one document, so a redelivered event never races its first
         copy); ``listener`` is called on rebalances after the queue dropped the revoked
-        partitions' records.
+        partitions' records. Every line the handler logs names the event's document, its
+        department and this stage (``shared.logs``).
         """
         queue = WorkQueue(f"{self.service}:{topic}", concurrency=concurrency, lanes=self._settings.stage_lanes,
                           max_buffered=self._settings.stage_max_buffered, gate=self.outages.clear)
@@ -172,7 +175,13 @@ class Stage:
                                      listener=QueueRebalance(queue, listener), **kwargs)
 
         def decorate(fn: Callable[..., Awaitable[None]]) -> Any:
-            return sub(fair_handler(fn, queue, key=lambda e: e.department,
+            @functools.wraps(fn)  # fair_handler reads fn's signature through __wrapped__
+            async def in_log_context(event: Any, *args: Any, **kwargs: Any) -> None:
+                with logs.document(getattr(event, "document_id", None), getattr(event, "department", None),
+                                   self.progress_stage):
+                    await fn(event, *args, **kwargs)
+
+            return sub(fair_handler(in_log_context, queue, key=lambda e: e.department,
                                     serial=serial or (lambda e: e.document_id)))
 
         return decorate
@@ -305,7 +314,9 @@ class Stage:
                     await self.dead_letter(event, topic, e, attempts)
                 return None
             self.outages.recovered()
-            STAGE_LATENCY.labels(self.progress_stage).observe(time.perf_counter() - start)
+            took = time.perf_counter() - start
+            log.info("%s done in %.2f s (%s)", self.progress_stage, took, type(event).__name__)
+            STAGE_LATENCY.labels(self.progress_stage).observe(took)
             DOCUMENTS.labels(self.progress_stage, "ok", event.department).inc()
             return result
 
@@ -343,6 +354,7 @@ class Stage:
         detail = reason or str(error)  # an outage's reason names the dependency and how long it was down
         reason = reason or (f"The {self.progress_stage} stage failed {attempts} times ({type(error).__name__}: "
                             f"{str(error)[:200]}); the event was moved to the dead-letter topic.")
+        DEADLETTERS.labels(self.progress_stage).inc()
         await self.pubs.dead_letter.publish(
             DeadLetter(document_id=event.document_id, department=event.department, visibility=event.visibility,
                        source_topic=topic, consumer_group=self.group, reason=detail[:2000],

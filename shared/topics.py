@@ -57,13 +57,23 @@ INDEX_SWITCHED = "legco.index.switched.v1"
 """gateway (a reindex job) → query services: ``IndexSwitched``, after the generation pointer in
 Chroma names the rebuilt generation; each query service rebuilds its keyword index from it."""
 
-ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED,
-                               PROGRESS, DEAD_LETTER, AUDIT, INDEX_REBUILD, INDEX_REBUILT, INDEX_SWITCHED)
+GATEWAY_REGISTRY = "legco.gateway.registry.v1"
+"""gateway → every gateway replica: ``RegistryChange`` (``services/gateway/changelog.py``), one per
+change of the document registry (a record written, a document forgotten) or of the API keys (a
+key created or revoked), keyed by document id (``key:{prefix}`` for a key). One partition, so
+every replica folds the changes in one order. Each replica reads it
+outside any consumer group from the end offsets it found at start (the manifests in MinIO are
+the state before that), so records older than that are never read again: kept one day."""
 
-TOPIC_PARTITIONS: dict[str, int] = {AUDIT: 1}
+ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED,
+                               PROGRESS, DEAD_LETTER, AUDIT, INDEX_REBUILD, INDEX_REBUILT, INDEX_SWITCHED,
+                               GATEWAY_REGISTRY)
+
+TOPIC_PARTITIONS: dict[str, int] = {AUDIT: 1, GATEWAY_REGISTRY: 1}
 """Topics whose partition count is fixed (the others get ``KAFKA_TOPIC_PARTITIONS``)."""
 
-TOPIC_CONFIGS: dict[str, dict[str, str]] = {AUDIT: {"retention.ms": "-1", "retention.bytes": "-1"}}
+TOPIC_CONFIGS: dict[str, dict[str, str]] = {AUDIT: {"retention.ms": "-1", "retention.bytes": "-1"},
+                                             GATEWAY_REGISTRY: {"retention.ms": str(24 * 3600 * 1000)}}
 """Topic-level Kafka configs that differ from the broker's defaults (the audit log is never
-deleted by age or size). ``shared.admin`` sets them on creation and re-applies them to an
-existing topic."""
+deleted by age or size; the gateways' registry changes are, after a day). ``shared.admin`` sets
+them on creation and re-applies them to an existing topic."""

@@ -1,8 +1,8 @@
 """Wiring shared by the FastStream worker services: an ASGI app around the broker that serves
-``/metrics`` (Prometheus) and ``/healthz``, run with uvicorn (``python -m services.<name>``)."""
+``/metrics`` (Prometheus) and ``/healthz``, run with uvicorn (``python -m services.<name>``),
+logging JSON lines (``shared.logs``)."""
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -10,6 +10,7 @@ from typing import Any
 from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.kafka import KafkaBroker
 
+from shared import logs
 from shared.metrics import metrics_app
 from shared.settings import get_settings
 
@@ -29,10 +30,18 @@ def make_app(broker: KafkaBroker, *,
 
 
 def run(app_path: str, default_port: int) -> None:
-    """Run ``app_path`` (``module:attr``) with uvicorn on ``settings.port`` (env ``PORT``, else
-    ``default_port``) and ``settings.host``, logging at ``settings.log_level``."""
+    """Run ``app_path`` (``services.<name>.main:app``) with uvicorn on ``settings.port`` (env
+    ``PORT``, else ``default_port``) and ``settings.host``, logging JSON lines at
+    ``settings.log_level`` as service ``<name>`` (uvicorn's own lines included)."""
     import uvicorn
 
     s = get_settings()
-    logging.basicConfig(level=s.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    uvicorn.run(app_path, host=s.host, port=s.port or default_port, log_level="warning")
+    logs.configure(service_name(app_path), s.log_level)
+    uvicorn.run(app_path, host=s.host, port=s.port or default_port, log_level=s.log_level.lower(), log_config=None)
+
+
+def service_name(app_path: str) -> str:
+    """``services.parser.main:app`` → ``parser`` (any other path: its module)."""
+    module = app_path.split(":", 1)[0]
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "services" else module

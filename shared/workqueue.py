@@ -19,11 +19,16 @@ keeps polling, so it is not evicted from its consumer group for exceeding its po
 and resumed when the backlog is below half of it. When the group takes partitions away, their
 queued records are dropped (their new owner reads them from the committed offset) and their
 running work may finish but commits nothing.
+
+Each job runs in the context (``contextvars``) of the code that created it — the consumer, while
+it handled that record — so what the record's work logs names the record's document
+(``shared.logs``); the dispatch loop itself runs in an empty context, as it serves every record.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
@@ -90,13 +95,15 @@ class OffsetTracker:
 
 @dataclass
 class Job:
-    """One record's work: where it came from, its fair key and the coroutine factory to run."""
+    """One record's work: where it came from, its fair key and the coroutine factory to run
+    (in ``context``: by default a copy of the context it was created in)."""
 
     tp: Partition
     offset: int
     key: Hashable
     run: Callable[[], Awaitable[Any]]
     serial: Hashable | None = None
+    context: contextvars.Context = field(default_factory=contextvars.copy_context, repr=False, compare=False)
 
 
 @dataclass
@@ -222,7 +229,8 @@ class WorkQueue:
 
     def _ensure_loop(self) -> None:
         if self._loop_task is None or self._loop_task.done():
-            self._loop_task = asyncio.get_running_loop().create_task(self._dispatch(), name=f"workqueue-{self.name}")
+            self._loop_task = asyncio.get_running_loop().create_task(self._dispatch(), name=f"workqueue-{self.name}",
+                                                                     context=contextvars.Context())
 
     async def _dispatch(self) -> None:
         while not self._closed:
@@ -235,7 +243,7 @@ class WorkQueue:
                 job = self._lanes.pop(busy, self._may_start)
                 if job is None:
                     break
-                task = asyncio.get_running_loop().create_task(self._run(job))
+                task = asyncio.get_running_loop().create_task(self._run(job), context=job.context)
                 self._running[task] = job
                 started = True
             if not started:

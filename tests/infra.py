@@ -41,6 +41,11 @@ class Stack:
         """The admin key the stack's bootstrap wrote to ``var/admin.key``."""
         return (self.var / "admin.key").read_text(encoding="utf-8").strip()
 
+    @property
+    def prometheus_url(self) -> str:
+        """The stack's Prometheus (``scripts/stack.sh``: port 9090 + offset)."""
+        return f"http://127.0.0.1:{9090 + int(self.env['PORT_OFFSET'])}"
+
     def settings(self, **overrides: Any) -> Settings:
         """``Settings`` on this stack's Kafka, MinIO (with its credentials) and Chroma."""
         return Settings(kafka_bootstrap=self.env["KAFKA_BOOTSTRAP"], minio_endpoint=self.env["MINIO_ENDPOINT"],

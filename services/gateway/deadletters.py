@@ -169,13 +169,15 @@ async def _replay_one(state: GatewayState, doc_id: str, letters: list[Letter], s
             await state.broker.publish(_payload(x), topic=x.event.source_topic, key=x.key)
             out.replayed += 1
     except Exception as e:  # noqa: BLE001 - Kafka refused: the document is failed again, as it was
-        log.warning("replay of %s not published (%s: %s)", doc_id, type(e).__name__, e)
+        log.warning("replay of %s not published (%s: %s)", doc_id, type(e).__name__, e,
+                    extra={"document_id": doc_id, "department": rec.department})
         if out.replayed == 0:
             await state.registry.put(rec)
         out.skipped = f"Kafka did not take the event ({type(e).__name__})"
     if out.replayed:
         REPLAYS.labels(chosen[-1].stage).inc(out.replayed)
-        log.info("replayed %d dead-lettered events of %s to %s", out.replayed, doc_id, chosen[-1].event.source_topic)
+        log.info("replayed %d dead-lettered events of %s to %s", out.replayed, doc_id, chosen[-1].event.source_topic,
+                 extra={"document_id": doc_id, "department": rec.department, "stage": chosen[-1].stage})
     return out
 
 

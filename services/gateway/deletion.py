@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
 from services.gateway.state import GatewayState
-from shared import storage
+from shared import logs, storage
 from shared.api import DocumentRecord
 from shared.events import DocumentDeleted, utcnow
+
+log = logging.getLogger("legco.gateway.deletion")
 
 
 async def delete_document(state: GatewayState, document_id: str) -> None:
@@ -31,11 +34,13 @@ async def delete_document(state: GatewayState, document_id: str) -> None:
         chromadb / minio / Kafka errors when a store or the broker is down (the gateway answers 503).
     """
     rec = state.registry.get(document_id)
-    await asyncio.to_thread(write_tombstone, state, document_id, rec)
-    await asyncio.to_thread(state.vectors.delete_document, document_id)
-    await asyncio.to_thread(state.store.delete_document, document_id)
-    await publish_deleted(state, document_id, rec)
-    state.registry.forget(document_id)  # announces ``deleted`` to the SSE clients that saw it
+    with logs.document(document_id, rec.department if rec else None, "deleted"):
+        await asyncio.to_thread(write_tombstone, state, document_id, rec)
+        await asyncio.to_thread(state.vectors.delete_document, document_id)
+        removed = await asyncio.to_thread(state.store.delete_document, document_id)
+        await publish_deleted(state, document_id, rec)
+        await state.registry.forget(document_id)  # every replica announces ``deleted`` to the SSE clients that saw it
+        log.info("deleted; %s objects removed", removed)
 
 
 def write_tombstone(state: GatewayState, document_id: str, record: DocumentRecord | None) -> None:
@@ -54,9 +59,11 @@ async def delete_chunks(state: GatewayState, document_id: str, chunk_ids: list[s
         chromadb / minio / Kafka errors when a store or the broker is down.
     """
     rec = state.registry.get(document_id)
-    await asyncio.to_thread(state.vectors.delete_ids, chunk_ids)
-    await asyncio.to_thread(drop_from_chunk_set, state, document_id, set(chunk_ids))
-    await publish_deleted(state, document_id, rec, chunk_ids)
+    with logs.document(document_id, rec.department if rec else None, "deleted"):
+        await asyncio.to_thread(state.vectors.delete_ids, chunk_ids)
+        await asyncio.to_thread(drop_from_chunk_set, state, document_id, set(chunk_ids))
+        await publish_deleted(state, document_id, rec, chunk_ids)
+        log.info("deleted %d chunks", len(chunk_ids))
 
 
 def drop_from_chunk_set(state: GatewayState, document_id: str, chunk_ids: set[str]) -> None:

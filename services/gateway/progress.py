@@ -9,9 +9,13 @@ behind the events it has acknowledged. A document that ends ``failed`` keeps not
 its vectors are removed and ``documents.deleted`` tells the query service to drop it from its
 keyword index (its original stays in MinIO, for a replay).
 
-Each step also feeds the wait estimates (``waits.py``: the embedding rate, chunks per page, time
-to a finished split), and the documents whose place in line or estimate moved because of it are
-sent to the SSE clients again.
+Each step, as every replica folds it from the registry topic, also feeds that replica's wait
+estimates (``GatewayState.observe``, ``waits.py``: the embedding rate, chunks per page, time to
+a finished split), and the documents whose place in line or estimate moved because of it are
+sent to its SSE clients again.
+
+With N replicas, the progress topic is read in one consumer group (``gateway_group``): Kafka
+gives each partition, hence each document, to one replica, and only that one folds its events.
 """
 from __future__ import annotations
 
@@ -21,10 +25,9 @@ import random
 import time
 
 from services.gateway.deletion import publish_deleted
-from services.gateway.replacement import fold_progress as fold_and_settle
+from services.gateway.replacement import fold_step
 from services.gateway.state import GatewayState
-from services.gateway.waits import at_embedder
-from shared.api import SSE_DOCUMENT, DocumentRecord
+from shared.api import DocumentRecord
 from shared.events import ProgressEvent
 from shared.outage import dependency_of
 
@@ -32,7 +35,8 @@ log = logging.getLogger("legco.gateway.progress")
 
 
 async def fold_progress(state: GatewayState, event: ProgressEvent) -> None:
-    """Fold ``event`` into the registry (and the SSE stream); purge a newly failed document.
+    """Fold ``event`` into the registry (every replica's memory and SSE stream); purge a newly
+    failed document.
 
     Raises:
         whatever the registry's manifest write raised once ``progress_write_wait_s`` has passed,
@@ -40,12 +44,9 @@ async def fold_progress(state: GatewayState, event: ProgressEvent) -> None:
     """
     s = state.settings
     start, waits = time.monotonic(), 0
-    busy = any(at_embedder(r) for r in state.registry.records.values())
     while True:
         try:
-            before = state.registry.get(event.document_id)
-            was = before.status if before else None
-            rec = await fold_and_settle(state, event)
+            before, rec = await fold_step(state, event)
             break
         except Exception as e:
             if dependency_of(e, s) is None or time.monotonic() - start > s.progress_write_wait_s:
@@ -54,18 +55,8 @@ async def fold_progress(state: GatewayState, event: ProgressEvent) -> None:
             log.warning("progress of %s not written (%s); waiting", event.document_id, e)
             await asyncio.sleep(min(s.outage_retry_max_s, s.outage_retry_base_s * 2 ** min(waits, 10))
                                 * (0.5 + random.random() / 2))
-    if before is not None and rec is not before:
-        state.waits.observe(before, event, busy)
-        announce_waits(state)
-    if rec is not None and rec.status == "failed" and was != "failed":
+    if rec is not None and before is not None and rec is not before and rec.status == "failed":
         await purge_failed(state, rec)
-
-
-def announce_waits(state: GatewayState) -> None:
-    """Send the SSE clients the documents whose place in line or estimate moved enough
-    (``Waits.changed``), each to the connections whose scope holds it."""
-    for rec in state.waits.changed(state.registry.records.values(), time.time()):
-        state.hub.broadcast(SSE_DOCUMENT, rec.model_dump(mode="json"), rec.department, rec.visibility)
 
 
 async def purge_failed(state: GatewayState, record: DocumentRecord) -> None:

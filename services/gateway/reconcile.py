@@ -16,9 +16,11 @@ and crashes mid-delete. One pass (:func:`plan` decides, :func:`execute` acts):
   period (so a stage still holding work for the document meets the tombstone and sweeps its own
   writes; afterwards the missing manifest alone stops it).
 
-The manifests in MinIO are the registry (every gateway reloads them at start), so the
-reconciler asks MinIO, not one gateway's memory; every step is idempotent, and several gateways
-reconciling at once only repeat each other's deletes. The gateway runs a pass at start and every
+The manifests in MinIO are the registry (every gateway replica reloads them at start), so the
+reconciler asks MinIO, not one gateway's memory; every step is idempotent, and several replicas
+reconciling at once only repeat each other's deletes. A pass also forgets, in its own replica,
+records whose manifest is gone (a delete through another replica whose ``deleted`` change was
+lost to a Kafka failure). The gateway runs a pass at start and every
 ``reconcile_interval_s`` seconds, and on ``POST /api/v1/reconcile`` (admin); each pass counts
 what it removed in ``legco_reconciler_removed_total{kind}`` (``objects``, ``vectors``,
 ``tombstones``).
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from services.gateway.changelog import ChangelogUnavailable
 from services.gateway.deletion import publish_deleted
 from services.gateway.state import GatewayState
 from shared import storage
@@ -159,7 +162,7 @@ def execute(store: Objects, vectors: Vectors, todo: Plan, inv: Inventory) -> Rec
         if n:
             report.objects += n
             report.documents.append(doc_id)
-            log.info("reconciler: removed %d objects of %s (%s)", n, doc_id, why)
+            log.info("reconciler: removed %d objects of %s (%s)", n, doc_id, why, extra={"document_id": doc_id})
     for doc_id, why in sorted(todo.vectors.items()):
         if why != "deleted" and registered(doc_id):
             continue
@@ -173,7 +176,8 @@ def execute(store: Objects, vectors: Vectors, todo: Plan, inv: Inventory) -> Rec
             report.vectors += removed
             if doc_id not in report.documents:
                 report.documents.append(doc_id)
-            log.info("reconciler: removed %d vectors of %s (%s)", removed, doc_id, why)
+            log.info("reconciler: removed %d vectors of %s (%s)", removed, doc_id, why,
+                     extra={"document_id": doc_id})
     for doc_id in todo.tombstones:
         store.delete(storage.tombstone_key(doc_id))
         report.tombstones += 1
@@ -182,18 +186,25 @@ def execute(store: Objects, vectors: Vectors, todo: Plan, inv: Inventory) -> Rec
 
 def reconcile_once(store: Objects, vectors: Vectors, grace_s: float, now: datetime | None = None) -> ReconcileReport:
     """One pass (blocking): inventory, plan, execute; returns what was removed."""
+    return reconcile_pass(store, vectors, grace_s, now)[0]
+
+
+def reconcile_pass(store: Objects, vectors: Vectors, grace_s: float,
+                   now: datetime | None = None) -> tuple[ReconcileReport, Inventory]:
+    """One pass (blocking); returns what was removed and the inventory it acted on."""
     start = time.perf_counter()
     inv = take_inventory(store, vectors)
     report = execute(store, vectors, plan(inv, now or datetime.now(UTC), grace_s), inv)
     report.took_s = round(time.perf_counter() - start, 3)
-    return report
+    return report, inv
 
 
 async def reconcile(state: GatewayState) -> ReconcileReport:
     """One pass for the gateway: removes orphans, counts them, drops the removed documents from
     the registry (a gateway killed mid-delete left a record) and tells the query service
     (``documents.deleted``), so no keyword entry of them is left either."""
-    report = await asyncio.to_thread(reconcile_once, state.store, state.vectors, state.settings.reconcile_grace_s)
+    known = set(state.registry.records)  # before the listing: each had its manifest written before
+    report, inv = await asyncio.to_thread(reconcile_pass, state.store, state.vectors, state.settings.reconcile_grace_s)
     for kind, n in (("objects", report.objects), ("vectors", report.vectors), ("tombstones", report.tombstones)):
         if n:
             RECONCILER_REMOVED.labels(kind).inc(n)
@@ -201,11 +212,31 @@ async def reconcile(state: GatewayState) -> ReconcileReport:
         rec = state.registry.get(doc_id)
         await publish_deleted(state, doc_id, rec)
         if rec is not None:
-            state.registry.forget(doc_id)
+            try:
+                await state.registry.forget(doc_id)
+            except ChangelogUnavailable:  # Kafka down: forgotten here; the other replicas' passes find no manifest
+                log.warning("reconciler: the other replicas were not told %s is gone", doc_id)
+    await drop_ghosts(state, known, inv)
     if report.objects or report.vectors or report.tombstones:
         log.info("reconciler: %d objects, %d vectors, %d tombstones removed in %.2f s", report.objects,
                  report.vectors, report.tombstones, report.took_s)
     return report
+
+
+async def drop_ghosts(state: GatewayState, known: set[str], inv: Inventory) -> None:
+    """Forget, in this replica, the records of ``known`` (ids it held before ``inv`` was
+    listed) whose manifest is gone: a document deleted through another replica whose
+    ``deleted`` change never came (Kafka failed in between). Each is asked of MinIO once more
+    first; a document uploaded within the grace period is left alone (its manifest may be
+    being written)."""
+    young_ns = time.time_ns() - int(state.settings.reconcile_grace_s * 1e9)
+    for doc_id in sorted(known):
+        objs, rec = inv.documents.get(doc_id), state.registry.get(doc_id)
+        if rec is None or rec.upload_seq > young_ns or (objs is not None and objs.manifest):
+            continue
+        if not await asyncio.to_thread(state.store.exists, storage.manifest_key(doc_id)):
+            log.info("reconciler: %s has no manifest any more; forgotten here", doc_id)
+            state.registry.drop(doc_id)
 
 
 async def reconcile_forever(state: GatewayState) -> None:

@@ -22,11 +22,12 @@ from shared import topics
 from shared.deletion import DeletionCheck
 from shared.errors import DocumentGone
 from shared.events import DocumentParsed, PageTablesDone, PageWork
+from shared.kafka import event_publisher
 from shared.stage import SettingsDep, Stage, StoreDep
 
 stage = Stage("tables", progress_stage="tables", output_topic=topics.TABLES, clients=open_clients)
-page_pub = stage.broker.publisher(topics.TABLE_PAGES)
-page_done_pub = stage.broker.publisher(topics.TABLE_PAGE_DONE)
+page_pub = event_publisher(stage.broker, topics.TABLE_PAGES)
+page_done_pub = event_publisher(stage.broker, topics.TABLE_PAGE_DONE)
 
 
 async def _still_live(check: DeletionCheck) -> bool:

@@ -22,6 +22,7 @@ import pebble
 
 from services.tables.models import PageTable
 from services.tables.plumber import extract_page_tables
+from shared import logs
 
 T = TypeVar("T")
 
@@ -34,8 +35,11 @@ class WorkerDied(Exception):
     """The child process died mid-page (killed by the OS, e.g. out of memory)."""
 
 
-def _limit_memory(limit_bytes: int) -> None:
-    """Child initialiser: cap the address space (``RLIMIT_AS``, bytes; 0 = no cap)."""
+def _init_child(limit_bytes: int) -> None:
+    """Child initialiser: log JSON lines like the worker (warnings and errors only: the page's
+    document is not known here, so they name none), then cap the address space (``RLIMIT_AS``,
+    bytes; 0 = no cap)."""
+    logs.configure("tables", "WARNING")
     if limit_bytes:
         import resource
 
@@ -53,7 +57,7 @@ class PlumberPool:
 
     def __init__(self, timeout_s: float, memory_limit_bytes: int, max_tasks: int = 500) -> None:
         self.timeout_s = timeout_s
-        self._pool = pebble.ProcessPool(max_workers=1, max_tasks=max_tasks, initializer=_limit_memory,
+        self._pool = pebble.ProcessPool(max_workers=1, max_tasks=max_tasks, initializer=_init_child,
                                         initargs=(int(memory_limit_bytes),),
                                         context=multiprocessing.get_context("spawn"))
 

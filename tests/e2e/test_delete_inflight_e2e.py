@@ -5,7 +5,7 @@ objects and Chroma 0 vectors of the deleted document — with the reconciler's p
 finding nothing more to remove."""
 from __future__ import annotations
 
-import re
+import json
 import time
 from datetime import datetime
 from typing import Any
@@ -37,13 +37,16 @@ def vectors_of(vectors: VectorStore, doc_id: str) -> int:
 
 
 def stopped_at(stack: Any, program: str, doc_id: str, after: datetime, timeout_s: float = 60) -> float:
-    """Seconds from ``after`` to the stage's log line saying it stopped work on ``doc_id``."""
-    pattern = re.compile(r"^(\S+ \S+) .*" + doc_id + r" was deleted while it was worked on; stopped", re.M)
+    """Seconds from ``after`` (local time) to the stage's log line (JSON, ``ts`` in UTC) saying
+    it stopped work on ``doc_id``."""
+    said = f"{doc_id} was deleted while it was worked on; stopped"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         text = (stack.var / "log" / f"{program}.log").read_text(encoding="utf-8", errors="replace")
-        if m := pattern.search(text):
-            return (datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f") - after).total_seconds()
+        for line in text.splitlines():
+            if said in line:
+                ts = datetime.fromisoformat(json.loads(line)["ts"]).astimezone().replace(tzinfo=None)
+                return (ts - after).total_seconds()
         time.sleep(0.2)
     raise AssertionError(f"{program} never said it stopped work on {doc_id}")
 

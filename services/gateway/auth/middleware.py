@@ -4,7 +4,10 @@
 FastAPI reads a request's form body (an upload) before it runs the route's dependencies, so a
 dependency alone would accept — and spool to disk — a 100 MB upload from a caller without a key
 before answering 401. This middleware answers 401 from the headers alone and puts the ``Caller``
-on ``request.state.caller`` for the route's dependencies (``principal.py``).
+on ``request.state.caller`` for the route's dependencies (``principal.py``). Before it checks the
+key it syncs the replica with the registry topic (``Registry.sync``), so the request — the key
+check and the route — sees every document and key change acknowledged through any replica
+before it arrived.
 
 It is also the one place where refusals are audited: every ``/api/v1`` answer with status 401
 (here) or 403 (a role dependency or a route) is written to the audit log as ``denied``, with the
@@ -66,6 +69,9 @@ class AuthMiddleware:
             await send_json(send, 401, {"detail": UNAUTHENTICATED}, challenge)
             await audit_denied(state, scope, None, 401, UNAUTHENTICATED)
             return
+        # Every change any replica acknowledged before this request (documents, keys) is folded
+        # here first (``changelog.py``; a lookup of the registry topic's end offsets, < 1 ms).
+        await state.registry.sync()
         rec = await state.keys.verify(key)
         if rec is None:
             await send_json(send, 401, {"detail": REJECTED}, challenge)

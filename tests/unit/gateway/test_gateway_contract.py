@@ -45,6 +45,9 @@ class MemoryStore:
     def list_keys(self, prefix: str) -> Iterator[str]:
         return iter([k for k in self.objects if k.startswith(prefix)])
 
+    def exists(self, key: str) -> bool:
+        return key in self.objects
+
     def delete_document(self, document_id: str) -> int:
         gone = [k for k in self.objects if k.startswith(f"documents/{document_id}/")]
         for k in gone:

@@ -20,9 +20,10 @@ from services.gateway import audit
 from services.gateway.access import upload_target
 from services.gateway.api.deps import StateDep
 from services.gateway.auth.principal import MemberDep
+from services.gateway.changelog import ChangelogUnavailable
 from services.gateway.inputs import upload_filename
 from services.gateway.state import GatewayState
-from shared import storage
+from shared import logs, storage
 from shared.api import DocumentRecord, IngestResponse
 from shared.events import DocumentUploaded, utcnow
 from shared.metrics import DOCUMENTS
@@ -84,41 +85,48 @@ async def ingest(state: StateDep, caller: MemberDep, request: Request, file: Upl
     if not data:
         raise HTTPException(400, "The file is empty.")
     doc_id = uuid.uuid4().hex
-    sha = hashlib.sha256(data).hexdigest()
-    now = utcnow()
-    await asyncio.to_thread(state.store.put_bytes, storage.original_key(doc_id), data,
-                            file.content_type or "application/octet-stream")
-    record, replaced = state.registry.register(DocumentRecord(
-        document_id=doc_id, filename=filename, department=dept, visibility=vis, strategy=strategy,
-        upload_date=now, updated_at=now, size_bytes=len(data), sha256=sha,
-        file_type=cast("FileType", PurePath(filename).suffix.lower().lstrip("."))))  # checked above
-    try:
-        await state.registry.put(record)  # the manifest; SSE clients of the department get the queued record
-    except Exception:
-        await undo_upload(state, doc_id)
-        raise
-    try:
-        await asyncio.wait_for(state.uploads.publish(DocumentUploaded(
-            document_id=doc_id, department=dept, visibility=vis, filename=filename, strategy=strategy,
-            object_key=storage.original_key(doc_id), size_bytes=len(data), sha256=sha,
-            upload_date=now), key=doc_id.encode()), timeout=s.publish_timeout_s)
-    except Exception as e:  # noqa: BLE001 - Kafka unreachable (a timeout or a broker error): undone, 503
-        log.warning("upload %s of %s not handed to the pipeline (%s: %s); undone", doc_id, filename,
-                    type(e).__name__, e)
-        await undo_upload(state, doc_id)
-        DOCUMENTS.labels("upload", "unavailable", dept).inc()
-        raise HTTPException(503, UNPUBLISHED.format(timeout=s.publish_timeout_s)) from None
-    DOCUMENTS.labels("upload", "accepted", dept).inc()
-    await audit.record(state, caller, "upload", doc_id, "ok", f"{filename} to {dept} ({len(data)} bytes)")
-    return IngestResponse(document_id=doc_id, filename=filename, strategy=strategy, status="queued",
-                          department=dept, visibility=vis, replaced=replaced)
+    with logs.document(doc_id, dept, "uploaded"):  # every line of this upload names the document
+        sha = hashlib.sha256(data).hexdigest()
+        now = utcnow()
+        await asyncio.to_thread(state.store.put_bytes, storage.original_key(doc_id), data,
+                                file.content_type or "application/octet-stream")
+        record, replaced = state.registry.register(DocumentRecord(
+            document_id=doc_id, filename=filename, department=dept, visibility=vis, strategy=strategy,
+            upload_date=now, updated_at=now, size_bytes=len(data), sha256=sha,
+            file_type=cast("FileType", PurePath(filename).suffix.lower().lstrip("."))))  # checked above
+        try:
+            await state.registry.put(record)  # the manifest; every replica's SSE clients of the department get it
+        except ChangelogUnavailable as e:  # Kafka down: the other replicas cannot be told either
+            log.warning("upload %s of %s not registered (%s); undone", doc_id, filename, e)
+            await undo_upload(state, doc_id)
+            DOCUMENTS.labels("upload", "unavailable", dept).inc()
+            raise HTTPException(503, UNPUBLISHED.format(timeout=s.publish_timeout_s)) from None
+        except Exception:
+            await undo_upload(state, doc_id)
+            raise
+        try:
+            await asyncio.wait_for(state.uploads.publish(DocumentUploaded(
+                document_id=doc_id, department=dept, visibility=vis, filename=filename, strategy=strategy,
+                object_key=storage.original_key(doc_id), size_bytes=len(data), sha256=sha,
+                upload_date=now), key=doc_id.encode()), timeout=s.publish_timeout_s)
+        except Exception as e:  # noqa: BLE001 - Kafka unreachable (a timeout or a broker error): undone, 503
+            log.warning("upload %s of %s not handed to the pipeline (%s: %s); undone", doc_id, filename,
+                        type(e).__name__, e)
+            await undo_upload(state, doc_id)
+            DOCUMENTS.labels("upload", "unavailable", dept).inc()
+            raise HTTPException(503, UNPUBLISHED.format(timeout=s.publish_timeout_s)) from None
+        DOCUMENTS.labels("upload", "accepted", dept).inc()
+        log.info("accepted %s (%d bytes, strategy %s, visibility %s)", filename, len(data), strategy, vis)
+        await audit.record(state, caller, "upload", doc_id, "ok", f"{filename} to {dept} ({len(data)} bytes)")
+        return IngestResponse(document_id=doc_id, filename=filename, strategy=strategy, status="queued",
+                              department=dept, visibility=vis, replaced=replaced)
 
 
 async def undo_upload(state: GatewayState, document_id: str) -> None:
     """Remove an upload that never reached the pipeline: its objects (original, manifest) and its
-    registry record (SSE clients get ``deleted``). Should its event still reach Kafka later, the
-    parser drops it: the manifest is gone."""
-    state.registry.forget(document_id)
+    registry record (SSE clients get ``deleted``; the other replicas are told in the background).
+    Should its event still reach Kafka later, the parser drops it: the manifest is gone."""
+    state.registry.forget_soon(document_id)
     try:
         await asyncio.to_thread(state.store.delete_document, document_id)
     except Exception:  # MinIO down too: the objects stay, but no registry record points at them

@@ -2,6 +2,8 @@
 answer to its creation; lists show its prefix only."""
 from __future__ import annotations
 
+import logging
+
 from fastapi import APIRouter, HTTPException
 
 from services.gateway import audit
@@ -10,6 +12,7 @@ from services.gateway.auth.keys import KeyRecord
 from services.gateway.auth.principal import AdminDep
 from shared.api import KeyCreate, KeyCreated, KeyInfo, KeyList, KeyRevoked
 
+log = logging.getLogger("legco.gateway.keys")
 router = APIRouter(tags=["keys"])
 
 
@@ -34,6 +37,11 @@ async def create_key(state: StateDep, caller: AdminDep, body: KeyCreate) -> KeyC
 @router.get("/keys", response_model=KeyList)
 async def list_keys(state: StateDep, caller: AdminDep) -> KeyList:
     """Every key, oldest first: department, role, prefix, label, created / last used / revoked."""
+    # read from MinIO again: the keys and last uses any gateway replica recorded
+    try:
+        await state.keys.load()
+    except Exception:  # MinIO down: this replica's copy
+        log.warning("key records not read again; listing this replica's copy", exc_info=True)
     return KeyList(keys=[key_info(r) for r in state.keys.list()])
 
 
