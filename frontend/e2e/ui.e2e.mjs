@@ -971,20 +971,8 @@ async function operationsChecks(page, t, shot) {
   const up = page.locator('[data-testid="ops-chart"][data-panel="targets-up"]');
   const legend = await up.getByTestId('ops-legend-item').allInnerTexts();
   check(legend.some((l) => l.includes('gateway')), `the targets-up legend has no gateway job: ${legend.join(' | ')}`);
-  const drawn = await up.locator('canvas').evaluate((canvas, rgb) => {
-    const ctx = canvas.getContext('2d');
-    const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-    let n = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (Math.abs(data[i] - rgb[0]) < 12 && Math.abs(data[i + 1] - rgb[1]) < 12 && Math.abs(data[i + 2] - rgb[2]) < 12) n++;
-    }
-    return { n, width: canvas.width, height: canvas.height };
-  }, FIRST_SERIES_RGB);
-  check(drawn.n >= 20, `the targets-up canvas (${drawn.width}×${drawn.height}) holds ${drawn.n} pixels of the first series' colour`);
   const summary = await up.getByTestId('ops-plot').getAttribute('aria-label');
   check(summary?.startsWith(t('ops.panels.targets-up.title')), `the chart's accessible summary is "${summary}"`);
-  log(`operations: ${panels.length} charts; with data: ${withData.join(', ')}; no data yet: ${empty.join(', ') || 'none'}; ` +
-    `targets-up drew ${drawn.n} px of its first series; legend: ${legend.join(' | ').replace(/\s+/g, ' ')}`);
 
   // The range picker: 15 minutes, a point every 5 s.
   const picker = page.getByRole('radiogroup', { name: t('ops.range.label'), exact: true });
@@ -994,6 +982,29 @@ async function operationsChecks(page, t, shot) {
   ]);
   await page.waitForURL(/[?&]range=15m/);
   await up.getByTestId('ops-plot').waitFor();
+  // A series drawn: pixels of the first series' colour on the targets-up canvas (axes and grid are
+  // grey). A Prometheus started with the stack has a minute or two of samples: at 15 min the line
+  // is long enough; "Refresh" until it is, within the same wait.
+  const drawnPixels = () => up.locator('canvas').evaluate((canvas, rgb) => {
+    const ctx = canvas.getContext('2d');
+    const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (Math.abs(data[i] - rgb[0]) < 12 && Math.abs(data[i + 1] - rgb[1]) < 12 && Math.abs(data[i + 2] - rgb[2]) < 12) n++;
+    }
+    return { n, width: canvas.width, height: canvas.height };
+  }, FIRST_SERIES_RGB);
+  let drawn = await drawnPixels();
+  while (drawn.n < 20) {
+    check(Date.now() < deadline, `the targets-up canvas (${drawn.width}×${drawn.height}) holds ${drawn.n} pixels of the ` +
+      `first series' colour after ${chartsTimeoutMs / 1000}s`);
+    await page.waitForTimeout(5000);
+    await page.getByRole('button', { name: t('ops.refresh'), exact: true }).click();
+    await page.waitForTimeout(1000);
+    drawn = await drawnPixels();
+  }
+  log(`operations: ${panels.length} charts; with data: ${withData.join(', ')}; no data yet: ${empty.join(', ') || 'none'}; ` +
+    `targets-up drew ${drawn.n} px of its first series; legend: ${legend.join(' | ').replace(/\s+/g, ' ')}`);
 
   // The dead letters: the stack's dead-lettered document, and Retry.
   const table = page.getByRole('table', { name: t('ops.deadLetters.title'), exact: true });
