@@ -663,3 +663,54 @@ class ReindexStatus(ApiResponse):
     started_at: str
     heartbeat_at: str
     finished_at: str | None = None
+
+
+# --- operations: the Prometheus proxy (services/gateway/prometheus.py) ------------------------
+
+OPS_MAX_POINTS = 1100
+"""Most points one series of ``GET /api/v1/operations/panels/{id}/series`` may have
+(``range_s / step_s + 1``); Prometheus itself refuses more than 11,000."""
+OPS_MIN_RANGE_S = 60
+OPS_MAX_RANGE_S = 7 * 24 * 3600
+OPS_MAX_STEP_S = 3600
+
+
+class OpsPanel(ApiResponse):
+    """One chart of the Operations page (``shared/ops_panels.py``; its PromQL stays on the
+    server). ``unit``: Grafana's unit id — ``pps`` a rate per second, ``s`` seconds, ``short`` a
+    plain number (a count, messages, tokens/s)."""
+
+    id: str
+    title: str
+    unit: str
+    description: str
+
+
+class OpsPanelList(ApiResponse):
+    """``GET /api/v1/operations/panels``: every panel, in the dashboard's order."""
+
+    panels: list[OpsPanel]
+
+
+class OpsSeries(ApiResponse):
+    """One series of a panel: its Prometheus ``labels`` (``__name__`` left out), ``name`` (the
+    panel's legend with the labels filled in, e.g. ``dept-a · token``) and ``points``
+    ``[unix_s, value]`` at every step from ``start`` to ``end`` — ``value`` ``null`` where the
+    series has no sample, or a NaN or infinite one (a quantile of no observations)."""
+
+    labels: dict[str, str]
+    name: str
+    points: list[tuple[float, float | None]]
+
+
+class OpsSeriesResponse(ApiResponse):
+    """``GET /api/v1/operations/panels/{id}/series``: the panel and its series over ``start`` …
+    ``end`` (unix seconds, ``end`` the last whole ``step_s`` before now) every ``step_s``
+    seconds. ``series`` is empty when Prometheus has no data for the expression yet."""
+
+    panel: OpsPanel
+    range_s: int
+    step_s: int
+    start: float
+    end: float
+    series: list[OpsSeries]

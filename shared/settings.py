@@ -276,6 +276,15 @@ class Settings(BaseSettings):
     reindex_keep_old_s: float = 60.0
     reindex_stale_s: float = 60.0
 
+    # --- the gateway's Prometheus proxy (services/gateway/prometheus.py) ------------------
+    # The Operations page's charts: the gateway runs each panel's PromQL (shared/ops_panels.py)
+    # on this Prometheus' HTTP API (/api/v1/query_range); the browser never talks to it. A
+    # connection not made within connect_timeout_s, or an answer not received within timeout_s,
+    # is answered 503 with the reason (Prometheus also stops evaluating at timeout_s).
+    prometheus_url: str = "http://127.0.0.1:9090"
+    prometheus_connect_timeout_s: float = 2.0
+    prometheus_timeout_s: float = 10.0
+
     department_default: str = Field(default="default", description="department key stamped on every record")
 
     @field_validator("document_dates_tz")

@@ -913,7 +913,143 @@ async function run(page, t, state, first) {
   await screenshot(page, shot('keys', 1280), SHOT_WIDE);
   await page.setViewportSize(WIDE);
   log(`keys page: created ${prefixOf(created)} (shown once), revoked it, its next request got 401`);
+  await operationsChecks(page, t, shot);
   await signOut(page, t);
+}
+
+// --- The Operations page (admin): live charts from Prometheus through the gateway, dead letters.
+
+/** The first line colour of the charts (`SERIES_COLORS[0]` in src/lib/opsChart.ts) as RGB. */
+const FIRST_SERIES_RGB = [0x19, 0x71, 0xc2];
+/** How long the charts may take to show a series (Prometheus scrapes every 5 s; a fresh stack needs two). */
+const chartsTimeoutMs = Number(process.env.UI_E2E_CHARTS_TIMEOUT_S || 120) * 1000;
+/** A dead-lettered document the test stack holds (tests/e2e/test_ui_e2e.py makes one), by filename. */
+const deadLetterFile = process.env.LEGCO_E2E_DEADLETTER_FILENAME || '';
+
+/**
+ * As the admin: the Operations link (admins only) opens the page; every panel the gateway lists
+ * has a chart; no chart says Prometheus is unavailable; within `chartsTimeoutMs` at least one
+ * chart draws a series (its canvas holds pixels of the first series' colour) and the targets-up
+ * chart names the gateway's job; the range picker asks the gateway for 15 min every 5 s; the
+ * dead-letter list shows the document `deadLetterFile` and its Retry sends it back to its stage
+ * (the answer shown in the row). axe on the page, 390 px, screenshots at 1280 and 390 px.
+ */
+async function operationsChecks(page, t, shot) {
+  const lang = t.lang;
+  await mainNav(page, t).getByRole('link', { name: t('nav.operations.label'), exact: true }).click();
+  await page.waitForURL(`${base}/operations`);
+  await page.getByRole('heading', { name: t('ops.title'), exact: true, level: 1 }).waitFor();
+  await checkHtmlLang(page, t, 'Operations');
+  const listed = await page.request.get(`${base}/api/v1/operations/panels`, { headers: { Authorization: `Bearer ${adminKey}` } });
+  check(listed.ok(), `GET /api/v1/operations/panels answered HTTP ${listed.status()}`);
+  const panels = (await listed.json()).panels;
+  const charts = page.getByTestId('ops-chart');
+  await charts.nth(panels.length - 1).waitFor();
+  check((await charts.count()) === panels.length, `${await charts.count()} charts for ${panels.length} panels`);
+
+  // Wait for figures; "Refresh" rather than the 15-s interval, at most every 5 s.
+  const deadline = Date.now() + chartsTimeoutMs;
+  let states = {};
+  for (;;) {
+    states = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid="ops-chart"]')]
+      .map((f) => [f.dataset.panel, f.dataset.state])));
+    const down = page.getByTestId('ops-prometheus-down');
+    if (await down.count()) {
+      const why = await down.innerText();
+      throw new CheckFailed(`the Operations page says Prometheus is unavailable (the stack must run Prometheus and give the ` +
+        `gateway PROMETHEUS_URL): ${why.replace(/\s+/g, ' ')}`);
+    }
+    if (Object.values(states).includes('data') && states['targets-up'] === 'data') break;
+    check(Date.now() < deadline, `no chart drew a series within ${chartsTimeoutMs / 1000}s: ${JSON.stringify(states)}`);
+    await page.waitForTimeout(5000);
+    await page.getByRole('button', { name: t('ops.refresh'), exact: true }).click();
+  }
+  const withData = Object.entries(states).filter(([, s]) => s === 'data').map(([id]) => id);
+  const empty = Object.entries(states).filter(([, s]) => s === 'empty').map(([id]) => id);
+  check(!Object.values(states).includes('error'), `charts in error: ${JSON.stringify(states)}`);
+  // The targets-up chart: a canvas with the first series drawn in its colour, and the gateway's job in the legend.
+  const up = page.locator('[data-testid="ops-chart"][data-panel="targets-up"]');
+  const legend = await up.getByTestId('ops-legend-item').allInnerTexts();
+  check(legend.some((l) => l.includes('gateway')), `the targets-up legend has no gateway job: ${legend.join(' | ')}`);
+  const summary = await up.getByTestId('ops-plot').getAttribute('aria-label');
+  check(summary?.startsWith(t('ops.panels.targets-up.title')), `the chart's accessible summary is "${summary}"`);
+
+  // The range picker: 15 minutes, a point every 5 s.
+  const picker = page.getByRole('radiogroup', { name: t('ops.range.label'), exact: true });
+  await Promise.all([
+    page.waitForResponse((r) => r.url().includes('/series?range_s=900&step_s=5') && r.ok()),
+    picker.getByText(t('ops.range.15m'), { exact: true }).click(),
+  ]);
+  await page.waitForURL(/[?&]range=15m/);
+  await up.getByTestId('ops-plot').waitFor();
+  // A series drawn: pixels of the first series' colour on the targets-up canvas (axes and grid are
+  // grey). A Prometheus started with the stack has a minute or two of samples: at 15 min the line
+  // is long enough; "Refresh" until it is, within the same wait.
+  const drawnPixels = () => up.locator('canvas').evaluate((canvas, rgb) => {
+    const ctx = canvas.getContext('2d');
+    const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (Math.abs(data[i] - rgb[0]) < 12 && Math.abs(data[i + 1] - rgb[1]) < 12 && Math.abs(data[i + 2] - rgb[2]) < 12) n++;
+    }
+    return { n, width: canvas.width, height: canvas.height };
+  }, FIRST_SERIES_RGB);
+  let drawn = await drawnPixels();
+  while (drawn.n < 20) {
+    check(Date.now() < deadline, `the targets-up canvas (${drawn.width}×${drawn.height}) holds ${drawn.n} pixels of the ` +
+      `first series' colour after ${chartsTimeoutMs / 1000}s`);
+    await page.waitForTimeout(5000);
+    await page.getByRole('button', { name: t('ops.refresh'), exact: true }).click();
+    await page.waitForTimeout(1000);
+    drawn = await drawnPixels();
+  }
+  log(`operations: ${panels.length} charts; with data: ${withData.join(', ')}; no data yet: ${empty.join(', ') || 'none'}; ` +
+    `targets-up drew ${drawn.n} px of its first series; legend: ${legend.join(' | ').replace(/\s+/g, ' ')}`);
+
+  // The dead letters: the stack's dead-lettered document, and Retry.
+  const table = page.getByRole('table', { name: t('ops.deadLetters.title'), exact: true });
+  if (deadLetterFile) {
+    await table.waitFor();
+    const row = table.getByRole('row').filter({ hasText: deadLetterFile }).first();
+    await row.waitFor();
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/v1/deadletters/replay') && r.request().method() === 'POST'),
+      row.getByRole('button', { name: t('ops.deadLetters.retryLabel', { name: deadLetterFile }), exact: true }).click(),
+    ]);
+    const result = row.getByTestId('ops-replay-result');
+    await result.filter({ hasText: /\S/ }).waitFor();
+    const said = (await result.innerText()).trim();
+    check(t.rx('ops.deadLetters.replayed', { count: 1 }).test(said), `Retry of ${deadLetterFile} said "${said}"`);
+    log(`operations: dead letter ${deadLetterFile} retried: "${said}"`);
+  } else {
+    await page.getByRole('heading', { name: t('ops.deadLetters.title'), exact: true }).waitFor();
+    log('operations: LEGCO_E2E_DEADLETTER_FILENAME not set: the dead-letter list is not retried');
+  }
+  // While "Refresh" runs (a loader beside its text) it must keep its name: axe with it spinning too.
+  await page.getByRole('button', { name: t('ops.refresh'), exact: true }).click();
+  await axeCheck(page, lang, 'Operations');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, shot('operations', 1280), SHOT_WIDE);
+  // The whole page (every chart), and the dead-letter section with its retried row.
+  const full = path.join(outDir, shot('operations-full', 1280));
+  await page.screenshot({ path: full, fullPage: true });
+  log(`screenshot ${full}`);
+  const section = path.join(outDir, shot('operations-deadletters', 1280));
+  await page.locator('#dead-letters').screenshot({ path: section });
+  log(`screenshot ${section}`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await checkPhone(page, shot('operations'));
+  // At a phone's width the charts are redrawn to fit.
+  await page.waitForFunction(() => {
+    const c = document.querySelector('[data-panel="targets-up"] canvas');
+    return c && c.getBoundingClientRect().right <= window.innerWidth;
+  }, null, { timeout: 10_000 }).catch(() => {});
+  const phoneCanvas = await up.locator('canvas').evaluate((c) => c.getBoundingClientRect().right);
+  check(phoneCanvas <= PHONE.width, `the targets-up chart reaches ${phoneCanvas}px at ${PHONE.width}px`);
+  const chart390 = path.join(outDir, shot('operations-chart', 390));
+  await up.screenshot({ path: chart390 });
+  log(`screenshot ${chart390}`);
+  await page.setViewportSize(WIDE);
 }
 
 /**

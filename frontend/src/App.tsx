@@ -7,6 +7,7 @@ import { PageAnnouncer } from './components/PageAnnouncer';
 import { MAIN_ID, SkipLink, mainClass } from './components/SkipLink';
 import { KeysPage } from './pages/KeysPage';
 import { LTTPage } from './pages/LTTPage';
+import { OperationsPage } from './pages/OperationsPage';
 import { RAGDatabasePage } from './pages/RAGDatabasePage';
 import { SignInPage } from './pages/SignInPage';
 import { useSession } from './lib/session';
@@ -43,6 +44,7 @@ export function App() {
           <Route path="/" element={<LTTPage />} />
           <Route path="/rag-database" element={<RAGDatabasePage />} />
           <Route path="/keys" element={<KeysPage />} />
+          <Route path="/operations" element={<OperationsPage />} />
           <Route path="*" element={<LTTPage />} />
         </Routes>
       </AppShell.Main>

@@ -405,6 +405,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operations/panels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Panels
+         * @description Every chart of the Operations page: id, title, unit (Grafana's: ``pps`` per second,
+         *     ``s`` seconds, ``short`` a number) and description. Asks nothing of Prometheus.
+         */
+        get: operations["list_panels_api_v1_operations_panels_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations/panels/{panel_id}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Panel Series
+         * @description The panel's series over the last ``range_s`` seconds, one point every ``step_s`` seconds
+         *     (at most 1,100 points: ``range_s / step_s + 1``): ``[unix_s, value]``, ``value`` null where
+         *     a series has no sample. An empty ``series``: no data yet. 404 for an unknown panel, 422 for
+         *     too many points, 503 when Prometheus (``PROMETHEUS_URL``) cannot be reached or does not
+         *     answer within ``PROMETHEUS_TIMEOUT_S``, 502 when it refuses the query; each with a
+         *     readable ``detail``.
+         */
+        get: operations["panel_series_api_v1_operations_panels__panel_id__series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1046,6 +1092,69 @@ export interface components {
             revoked: boolean;
             /** Key Prefix */
             key_prefix: string;
+        };
+        /**
+         * OpsPanel
+         * @description One chart of the Operations page (``shared/ops_panels.py``; its PromQL stays on the
+         *     server). ``unit``: Grafana's unit id — ``pps`` a rate per second, ``s`` seconds, ``short`` a
+         *     plain number (a count, messages, tokens/s).
+         */
+        OpsPanel: {
+            /** Id */
+            id: string;
+            /** Title */
+            title: string;
+            /** Unit */
+            unit: string;
+            /** Description */
+            description: string;
+        };
+        /**
+         * OpsPanelList
+         * @description ``GET /api/v1/operations/panels``: every panel, in the dashboard's order.
+         */
+        OpsPanelList: {
+            /** Panels */
+            panels: components["schemas"]["OpsPanel"][];
+        };
+        /**
+         * OpsSeries
+         * @description One series of a panel: its Prometheus ``labels`` (``__name__`` left out), ``name`` (the
+         *     panel's legend with the labels filled in, e.g. ``dept-a · token``) and ``points``
+         *     ``[unix_s, value]`` at every step from ``start`` to ``end`` — ``value`` ``null`` where the
+         *     series has no sample, or a NaN or infinite one (a quantile of no observations).
+         */
+        OpsSeries: {
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** Name */
+            name: string;
+            /** Points */
+            points: [
+                number,
+                number | null
+            ][];
+        };
+        /**
+         * OpsSeriesResponse
+         * @description ``GET /api/v1/operations/panels/{id}/series``: the panel and its series over ``start`` …
+         *     ``end`` (unix seconds, ``end`` the last whole ``step_s`` before now) every ``step_s``
+         *     seconds. ``series`` is empty when Prometheus has no data for the expression yet.
+         */
+        OpsSeriesResponse: {
+            panel: components["schemas"]["OpsPanel"];
+            /** Range S */
+            range_s: number;
+            /** Step S */
+            step_s: number;
+            /** Start */
+            start: number;
+            /** End */
+            end: number;
+            /** Series */
+            series: components["schemas"]["OpsSeries"][];
         };
         /**
          * QueryRequest
@@ -2044,6 +2153,84 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    list_panels_api_v1_operations_panels_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpsPanelList"];
+                };
+            };
+        };
+    };
+    panel_series_api_v1_operations_panels__panel_id__series_get: {
+        parameters: {
+            query?: {
+                /** @description seconds of history, up to now */
+                range_s?: number;
+                /** @description seconds between points (default: about 240 points, at least 5 s) */
+                step_s?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description a panel's id (GET /api/v1/operations/panels) */
+                panel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpsSeriesResponse"];
+                };
+            };
+            /** @description No such panel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Prometheus refused the panel's query */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Prometheus is not reachable or did not answer in time */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

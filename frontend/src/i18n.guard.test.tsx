@@ -7,6 +7,8 @@
  * Names that are the same in both languages (PDF, API, LTT…) and the fixtures' own names
  * (filenames, departments, key prefixes) are allowed.
  */
+// The Operations page's charts draw on a canvas, which jsdom lacks: a mocked 2-D context.
+import 'vitest-canvas-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -96,7 +98,8 @@ const DOCUMENTS = [
   makeDocument({ document_id: 'doc-5', filename: 'broken.pdf', status: 'failed', stage: 'failed', error: 'PDF is encrypted',
     visibility: 'shared' }),
 ];
-NAMES.push('queued.pdf', 'broken.pdf', '9f8e7d6c', 'secret');
+NAMES.push('queued.pdf', 'broken.pdf', '9f8e7d6c', 'secret', 'Prometheus');
+NAMES.unshift('hab · token'); // before 'hab': a series name of the Operations page
 
 const ANSWER: QueryResponse = {
   answer: 'markdown for the CLI',
@@ -298,6 +301,47 @@ describe('the Chinese interface', () => {
     await user.click(screen.getByRole('button', { name: '撤銷密碼匙 b2c3d4e5' }));
     expect(await screen.findByRole('dialog', { name: '撤銷此密碼匙？' })).toBeInTheDocument();
     expect(scan()).toEqual([]);
+  });
+});
+
+describe('the Chinese interface: Operations', () => {
+  it('Operations page: charts, a chart without data, Prometheus down for one, dead letters and a replay', async () => {
+    const user = userEvent.setup();
+    const panel = (id: string, unit: string) => ({ id, title: `English title of ${id}`, unit, description: 'English description' });
+    const points = (v: number | null) => Array.from({ length: 5 }, (_, i) => [1_780_000_000 + 15 * i, v] as [number, number | null]);
+    const body = (p: ReturnType<typeof panel>, series: { labels: Record<string, string>; name: string }[]) => ({
+      panel: p, range_s: 3600, step_s: 15, start: 1_780_000_000, end: 1_780_000_060,
+      series: series.map((s) => ({ ...s, points: points(0.5) })),
+    });
+    const panels = [panel('ingest-pages', 'pps'), panel('stage-p95', 's'), panel('query-p95', 's'), panel('embedder-tokens', 'short'),
+      panel('consumer-lag', 'short')];
+    const letter = { document_id: 'a'.repeat(32), department: 'hab', filename: 'broken.pdf', status: 'failed', stage: 'embedding',
+      source_topic: 'legco.documents.chunked.v1', consumer_group: 'embedder', reason: 'the embeddings endpoint could not be reached',
+      error_type: 'APIConnectionError', attempts: 0, ts: '2026-05-16T09:00:00Z', page_number: 2, partition: 0, offset: 1 };
+    gateway({
+      'GET /api/v1/operations/panels': () => jsonResponse({ panels }),
+      'GET /api/v1/operations/panels/ingest-pages/series': () =>
+        jsonResponse(body(panels[0], [{ labels: { department: 'hab', strategy: 'token' }, name: 'hab · token' }])),
+      'GET /api/v1/operations/panels/stage-p95/series': () =>
+        jsonResponse(body(panels[1], [{ labels: { stage: 'parsing' }, name: 'parsing' }, { labels: { stage: 'tables' }, name: 'tables' }])),
+      'GET /api/v1/operations/panels/query-p95/series': () => jsonResponse(body(panels[2], [{ labels: {}, name: 'p95' }])),
+      'GET /api/v1/operations/panels/embedder-tokens/series': () => jsonResponse(body(panels[3], [])),
+      'GET /api/v1/operations/panels/consumer-lag/series': () =>
+        jsonResponse({ detail: 'Prometheus could not be reached at http://127.0.0.1:9090 (ConnectError); the charts come back when it answers.' }, 503),
+      'GET /api/v1/deadletters': () => jsonResponse({ deadletters: [letter, { ...letter, document_id: 'b'.repeat(32), status: null, offset: 2 }] }),
+      'POST /api/v1/deadletters/replay': () =>
+        jsonResponse({ documents: [{ document_id: 'a'.repeat(32), filename: 'broken.pdf', stage: 'embedding', replayed: 1, skipped: null }] }),
+    });
+    renderWithProviders(<App />, { route: '/operations', caller: ADMIN });
+    expect(await screen.findByRole('heading', { name: '系統運作', level: 1 })).toBeInTheDocument();
+    await screen.findAllByTestId('ops-plot');
+    await screen.findByText('暫無數據');
+    await screen.findByText('Prometheus 無法使用');
+    const table = await screen.findByRole('table', { name: '死信文件' });
+    await user.click(within(table).getAllByRole('button', { name: '重試 broken.pdf' })[0]);
+    expect(await within(table).findByText('已把 1 個事件送回處理階段（向量化中）。')).toBeInTheDocument();
+    expect(scan()).toEqual([]);
+    expect(labelsWithoutVisibleText(document.body)).toEqual([]);
   });
 });
 

@@ -1,5 +1,12 @@
 import type { ReactNode } from 'react';
-import { MantineProvider, Modal, createTheme, type CSSVariablesResolver, type MantineTheme } from '@mantine/core';
+import {
+  MantineProvider,
+  Modal,
+  Notification,
+  createTheme,
+  type CSSVariablesResolver,
+  type MantineTheme,
+} from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -21,6 +28,16 @@ export const theme = createTheme({
         closeButtonProps: {
           get 'aria-label'() {
             return i18n.t('common.closeDialog');
+          },
+        },
+      },
+    }),
+    // Likewise a notification's ✕ (a toast still shown on the next page was a button without a name).
+    Notification: Notification.extend({
+      defaultProps: {
+        closeButtonProps: {
+          get 'aria-label'() {
+            return i18n.t('common.closeNotification');
           },
         },
       },

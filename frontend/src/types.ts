@@ -57,3 +57,19 @@ export type KeyRevoked = Schemas['KeyRevoked'];
 /** One entry of `GET /api/v1/audit` (admin). */
 export type AuditEntry = Schemas['AuditEntry'];
 export type AuditResponse = Schemas['AuditList'];
+
+/** One chart of the Operations page (`GET /api/v1/operations/panels`, admin). */
+export type OpsPanel = Schemas['OpsPanel'];
+export type OpsPanelList = Schemas['OpsPanelList'];
+/** One series of a panel: labels, legend name, `[unix_s, value | null]` points. */
+export type OpsSeries = Schemas['OpsSeries'];
+/** `GET /api/v1/operations/panels/{id}/series` (admin): Prometheus proxied by the gateway. */
+export type OpsSeriesResponse = Schemas['OpsSeriesResponse'];
+/** One dead-lettered event (`GET /api/v1/deadletters`, admin). */
+export type DeadLetterEntry = Schemas['DeadLetterEntry'];
+export type DeadLetterList = Schemas['DeadLetterList'];
+/** Body of `POST /api/v1/deadletters/replay` (admin). */
+export type ReplayRequest = Schemas['ReplayRequest'];
+export type ReplayResponse = Schemas['ReplayResponse'];
+/** One document of a replay: events republished, or why it was skipped. */
+export type ReplayedDocument = Schemas['ReplayedDocument'];

@@ -34,6 +34,7 @@ from services.gateway.api.routes import (
     ingest,
     keys,
     operations,
+    panels,
     query,
     whoami,
 )
@@ -124,7 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Upload briefing papers, follow their ingest, ask questions with page sources.",
                   lifespan=lifespan)
     for r in (ingest.router, documents.router, events.router, query.router, config.router, whoami.router,
-              keys.router, audit.router, operations.router):
+              keys.router, audit.router, operations.router, panels.router):
         app.include_router(r, prefix="/api/v1", dependencies=[Depends(current_caller)])  # every route: a key
     app.include_router(health.router)
     app.include_router(asyncapi.router)  # open, like /openapi.json

@@ -12,6 +12,7 @@ const LINKS = [
   { to: '/', key: 'ltt', end: true, adminOnly: false },
   { to: '/rag-database', key: 'ragDatabase', end: false, adminOnly: false },
   { to: '/keys', key: 'keys', end: false, adminOnly: true },
+  { to: '/operations', key: 'operations', end: false, adminOnly: true },
 ] as const;
 
 const ROLE_COLORS = { admin: 'grape', member: 'indigo', reader: 'gray' } as const;

@@ -5,6 +5,7 @@ import type {
   ChunkInfo,
   ChunkingStrategy,
   ChunkListResponse,
+  DeadLetterList,
   DeleteResponse,
   DocumentInfo,
   DocumentListResponse,
@@ -13,8 +14,11 @@ import type {
   KeyCreateRequest,
   KeyListResponse,
   KeyRevoked,
+  OpsPanelList,
+  OpsSeriesResponse,
   QueryRequest,
   QueryResponse,
+  ReplayResponse,
 } from '../types';
 
 export const API_BASE = '/api/v1';
@@ -266,4 +270,32 @@ export function createKey(body: KeyCreateRequest): Promise<KeyCreated> {
 /** Revoke the key `prefix` (admin): its next request gets 401. */
 export function revokeKey(prefix: string): Promise<KeyRevoked> {
   return request<KeyRevoked>(`/keys/${encodeURIComponent(prefix)}`, { method: 'DELETE' });
+}
+
+/** The Operations page's charts (admin): id, title, unit, description of each. */
+export function listOpsPanels(): Promise<OpsPanelList> {
+  return request<OpsPanelList>('/operations/panels');
+}
+
+/**
+ * One panel's series over the last `rangeS` seconds, a point every `stepS` seconds (admin), from
+ * Prometheus through the gateway. ApiError 503 when Prometheus is unavailable (`detail` says why).
+ */
+export function getPanelSeries(panelId: string, rangeS: number, stepS: number): Promise<OpsSeriesResponse> {
+  const params = queryString({ range_s: String(rangeS), step_s: String(stepS) });
+  return request<OpsSeriesResponse>(`/operations/panels/${encodeURIComponent(panelId)}/series${params}`);
+}
+
+/** The dead-lettered documents, newest first, the latest dead letter of each (admin). */
+export function listDeadLetters(): Promise<DeadLetterList> {
+  return request<DeadLetterList>('/deadletters');
+}
+
+/** Republish the latest dead letter of each of `documentIds` to the stage that gave up (admin). */
+export function replayDeadLetters(documentIds: string[]): Promise<ReplayResponse> {
+  return request<ReplayResponse>('/deadletters/replay', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ document_ids: documentIds }),
+  });
 }

@@ -50,6 +50,11 @@ function knownStage(stage: string): stage is Stage {
   return (STAGES as readonly string[]).includes(stage);
 }
 
+/** Whether `stage` is a pipeline stage the interface has a name for (`format.stage.*`). */
+export function isKnownStage(stage: string | null | undefined): boolean {
+  return Boolean(stage) && knownStage(String(stage).toLowerCase());
+}
+
 /** A pipeline stage as people say it ("Extracting tables"); an unknown stage's name, capitalised. */
 export function stageLabel(stage: string | null | undefined, t: TFunction = appT()): string {
   if (!stage) return t('format.stage.waiting');

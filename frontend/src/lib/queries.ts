@@ -12,11 +12,15 @@ import {
   deleteDocument,
   getConfig,
   getDocument,
+  getPanelSeries,
   ingestDocument,
   listChunks,
   listDocuments,
+  listDeadLetters,
   listKeys,
+  listOpsPanels,
   queryDocuments,
+  replayDeadLetters,
   revokeKey,
   type QueryOptions,
   type UploadTarget,
@@ -48,7 +52,15 @@ export const queryKeys = {
   document: (id: string) => ['documents', 'detail', id] as const,
   chunks: (id: string) => ['chunks', id] as const,
   keys: ['keys'] as const,
+  opsPanels: ['operations', 'panels'] as const,
+  /** One panel's series over one range (seconds) at one step. */
+  panelSeries: (panelId: string, rangeS: number, stepS: number) =>
+    ['operations', 'series', panelId, rangeS, stepS] as const,
+  deadLetters: ['operations', 'deadletters'] as const,
 };
+
+/** How often the Operations page asks again (ms): Prometheus scrapes every 5 s. */
+export const OPS_REFRESH_MS = 15_000;
 
 /** The department filter of a document list's query key (null: no filter). */
 export function listDepartment(key: readonly unknown[]): string | null {
@@ -219,5 +231,49 @@ export function useRevokeKey() {
   return useMutation({
     mutationFn: (prefix: string) => revokeKey(prefix),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.keys }),
+  });
+}
+
+/** The Operations page's panels (admin); they change only with the gateway. */
+export function useOpsPanels() {
+  return useQuery({ queryKey: queryKeys.opsPanels, queryFn: listOpsPanels, staleTime: Infinity });
+}
+
+/**
+ * Every panel's series over `rangeS` seconds every `stepS` (admin), asked again every
+ * `OPS_REFRESH_MS`; while a new range loads, a chart keeps what it showed.
+ */
+export function usePanelSeries(panelIds: string[], rangeS: number, stepS: number) {
+  return useQueries({
+    queries: panelIds.map((id) => ({
+      queryKey: queryKeys.panelSeries(id, rangeS, stepS),
+      queryFn: () => getPanelSeries(id, rangeS, stepS),
+      refetchInterval: OPS_REFRESH_MS,
+      staleTime: 0,
+      retry: false,
+      placeholderData: keepPreviousData,
+    })),
+  });
+}
+
+/** The dead-lettered documents (admin), asked again every `OPS_REFRESH_MS`. */
+export function useDeadLetters() {
+  return useQuery({
+    queryKey: queryKeys.deadLetters,
+    queryFn: listDeadLetters,
+    refetchInterval: OPS_REFRESH_MS,
+    staleTime: 0,
+  });
+}
+
+/** Replay one document's latest dead letter (admin); then the list and the documents are asked again. */
+export function useReplayDeadLetter() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (documentId: string) => replayDeadLetters([documentId]),
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.deadLetters });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.documents });
+    },
   });
 }
