@@ -99,7 +99,9 @@ class Stage:
                  group: str | None = None) -> None:
         self.service = service
         self.progress_stage: StageName = progress_stage
-        DEADLETTERS.labels(progress_stage)  # the series exists at 0, so increase() answers before the first
+        # the series exist at 0 from the start, so rate() and increase() see the first document too
+        DEADLETTERS.labels(progress_stage)
+        STAGE_LATENCY.labels(progress_stage)
         self.group = group or service
         self._settings = settings or get_settings()
         self._clients = clients
