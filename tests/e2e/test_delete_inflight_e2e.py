@@ -41,7 +41,8 @@ def stopped_at(stack: Any, program: str, doc_id: str, after: datetime, timeout_s
     pattern = re.compile(r"^(\S+ \S+) .*" + doc_id + r" was deleted while it was worked on; stopped", re.M)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        text = (stack.var / "log" / f"{program}.log").read_text(encoding="utf-8", errors="replace")
+        text = "".join(p.read_text(encoding="utf-8", errors="replace")  # every replica's log
+                       for p in sorted((stack.var / "log").glob(f"{program}-*.log")))
         if m := pattern.search(text):
             return (datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f") - after).total_seconds()
         time.sleep(0.2)
