@@ -9,7 +9,8 @@
 #   scripts/stack.sh restart NAME   restart one program (e.g. embedder: all its replicas; embedder:embedder-1: one)
 #   scripts/stack.sh ports STAGE    the /metrics ports of a stage's replicas (stage_ports)
 # Env: LEGCO_VAR (data + logs, default var/), PORT_OFFSET (added to every port; tests use
-# 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through.
+# 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through
+# (EMBEDDINGS_BASE_URL: the ingest side's endpoint, default the local e5 server; questions keep e5-query).
 # PARSER_WORKERS, VISION_WORKERS (the table stage; alias TABLES_WORKERS), SPLITTER_WORKERS,
 # EMBEDDER_WORKERS (each 1-10, at most KAFKA_TOPIC_PARTITIONS, default 1): replicas of each worker
 # stage (supervisord numprocs, one consumer group per stage), replica n (0-based) serving /metrics
@@ -130,7 +131,7 @@ minio_credentials() {  # sets MINIO_ACCESS_KEY / MINIO_SECRET_KEY (generated on 
 write_conf() {
   mkdir -p "$logs" "$LEGCO_VAR/minio" "$LEGCO_VAR/chroma"
   minio_credentials
-  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
+  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"${EMBEDDINGS_BASE_URL:-http://127.0.0.1:$E5_PORT/v1}\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
               LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
@@ -279,7 +280,8 @@ down() {
     # restarts them): stopped one after another, the last would wait for a controller quorum
     # that is gone until supervisord kills it.
     local pids
-    pids=$(ctl status 2>/dev/null | awk '$1 ~ /^kafka-[0-9]+$/ && $2 == "RUNNING" {sub(",", "", $4); print $4}')
+    # (status exits 3 when a program is stopped, e.g. one a test or benchmark stopped)
+    pids=$(ctl status 2>/dev/null | awk '$1 ~ /^kafka-[0-9]+$/ && $2 == "RUNNING" {sub(",", "", $4); print $4}' || true)
     if [ -n "$pids" ]; then
       ctl stop gateway query "parser:*" "tables:*" "splitter:*" "embedder:*" >/dev/null 2>&1 || true
       # shellcheck disable=SC2086  # one pid per word

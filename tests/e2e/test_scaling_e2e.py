@@ -59,7 +59,7 @@ def two_of_each(stack):
     """The session stack with two replicas of every worker stage; back to one afterwards."""
     stack.reconfigure(TWO)
     yield stack
-    stack.reconfigure({name: "1" for name in TWO})
+    stack.reconfigure(dict.fromkeys(TWO, "1"))
 
 
 def test_two_replicas_of_every_stage_share_the_work(two_of_each, api, tmp_path: Path) -> None:
