@@ -18,7 +18,6 @@ from shared.events import EventBase, ProgressEvent
 from shared.metrics import REGISTRY
 from shared.settings import Settings
 
-
 _PAGE_KEY = re.compile(rb"^(.+):([0-9]{1,9})$")
 
 
@@ -40,7 +39,8 @@ def spread_partitioner(key: bytes | None, all_partitions: list[int], available: 
         partition: int = DefaultPartitioner()(key, all_partitions, available)
         return partition
     idx = ((murmur2(m.group(1)) & 0x7FFFFFFF) + int(m.group(2))) % len(all_partitions)
-    return all_partitions[idx]
+    chosen: int = all_partitions[idx]
+    return chosen
 
 
 def make_broker(settings: Settings, service: str) -> KafkaBroker:
