@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 .PHONY: up down logs status deps lint test test-py test-frontend chaos bench
 
-up:            ## start everything, wait until healthy, print the URL (TABLES_WORKERS=2 make up: 2 table-stage workers)
+up:            ## start everything, wait until healthy, print the URL (VISION_WORKERS=2 EMBEDDER_WORKERS=2 make up: replicas per stage)
 	@bash scripts/stack.sh up
 
 down:          ## stop everything

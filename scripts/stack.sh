@@ -6,11 +6,16 @@
 #   scripts/stack.sh down    stop everything
 #   scripts/stack.sh status  supervisorctl status
 #   scripts/stack.sh logs    tail every log
-#   scripts/stack.sh restart NAME   restart one program (e.g. embedder)
+#   scripts/stack.sh restart NAME   restart one program (e.g. embedder: all its replicas; embedder:embedder-1: one)
+#   scripts/stack.sh ports STAGE    the /metrics ports of a stage's replicas (stage_ports)
 # Env: LEGCO_VAR (data + logs, default var/), PORT_OFFSET (added to every port; tests use
-# 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through.
-# TABLES_WORKERS (alias VISION_WORKERS; 1-10, default 1): table-stage worker processes
-# (supervisord numprocs), on ports 8110+n. VISION_ENABLED/VISION_BASE_URL/VISION_MODEL/
+# 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through
+# (EMBEDDINGS_BASE_URL: the ingest side's endpoint, default the local e5 server; questions keep e5-query).
+# PARSER_WORKERS, VISION_WORKERS (the table stage; alias TABLES_WORKERS), SPLITTER_WORKERS,
+# EMBEDDER_WORKERS (each 1-10, at most KAFKA_TOPIC_PARTITIONS, default 1): replicas of each worker
+# stage (supervisord numprocs, one consumer group per stage), replica n (0-based) serving /metrics
+# and /healthz on tables 8110+n, parser 8120+n, splitter 8130+n, embedder 8140+n (plus the
+# offset); `stage_ports STAGE` prints them. VISION_ENABLED/VISION_BASE_URL/VISION_MODEL/
 # VISION_API_KEY, RASTER_DPI and SPLITTER_INPUT_TOPIC are written into the services'
 # environment (re-running `up` with new values restarts the affected services).
 # KAFKA_BROKERS (1-3, default 1): Kafka nodes (KRaft, each broker+controller, all voters) on this
@@ -49,15 +54,43 @@ if [ "$KAFKA_BROKERS" -gt 1 ]; then
 fi
 MINIO_PORT=$((9000 + off)); MINIO_CONSOLE_PORT=$((9001 + off)); CHROMA_PORT=$((8000 + off))
 E5_PORT=$((8200 + off)); E5_QUERY_PORT=$((8201 + off)); GATEWAY_PORT=$((8080 + off)); QUERY_PORT=$((8104 + off))
-PARSER_PORT=$((8101 + off)); SPLITTER_PORT=$((8102 + off)); EMBEDDER_PORT=$((8103 + off))
 LAG_PORT=$((8105 + off)); PROM_PORT=$((9090 + off))
 # Prometheus: scrape (and rule evaluation) interval, and the rule file(s) it loads (tests point
 # PROMETHEUS_RULES at a copy of deploy/prometheus/rules.yml with short `for:` durations)
 PROM_SCRAPE_INTERVAL=${PROM_SCRAPE_INTERVAL:-5s}
 PROMETHEUS_RULES=${PROMETHEUS_RULES:-$repo/deploy/prometheus/rules.yml}
-TABLES_PORT_PREFIX=$(((8110 + off) / 10))  # table-stage worker n: ${prefix}n
-TABLES_WORKERS=${TABLES_WORKERS:-${VISION_WORKERS:-1}}
-if ! [[ "$TABLES_WORKERS" =~ ^([1-9]|10)$ ]]; then echo "[stack] TABLES_WORKERS (VISION_WORKERS) must be 1..10" >&2; exit 2; fi
+# worker stages: replica n of a stage serves /metrics and /healthz on its base port + n
+WORKER_STAGES="parser tables splitter embedder"
+TABLES_PORT_BASE=$((8110 + off)) PARSER_PORT_BASE=$((8120 + off)) SPLITTER_PORT_BASE=$((8130 + off)) EMBEDDER_PORT_BASE=$((8140 + off))
+MAX_WORKERS=10  # ports base+0..base+9; the topics have KAFKA_TOPIC_PARTITIONS (12) partitions
+if [ -n "${VISION_WORKERS:-}" ] && [ -n "${TABLES_WORKERS:-}" ] && [ "$VISION_WORKERS" != "$TABLES_WORKERS" ]; then
+  echo "[stack] VISION_WORKERS=$VISION_WORKERS and its alias TABLES_WORKERS=$TABLES_WORKERS differ; give one" >&2; exit 2
+fi
+TABLES_WORKERS=${VISION_WORKERS:-${TABLES_WORKERS:-1}}
+PARSER_WORKERS=${PARSER_WORKERS:-1} SPLITTER_WORKERS=${SPLITTER_WORKERS:-1} EMBEDDER_WORKERS=${EMBEDDER_WORKERS:-1}
+partitions=${KAFKA_TOPIC_PARTITIONS:-12}
+for v in PARSER_WORKERS TABLES_WORKERS SPLITTER_WORKERS EMBEDDER_WORKERS; do
+  if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || [ "${!v}" -gt "$MAX_WORKERS" ]; then
+    echo "[stack] ${v/TABLES_/VISION_} must be 1..$MAX_WORKERS (got '${!v}')" >&2; exit 2
+  fi
+  if [ "${!v}" -gt "$partitions" ]; then  # a replica without a partition would only idle
+    echo "[stack] ${v/TABLES_/VISION_}=${!v} is more than the topics' $partitions partitions (KAFKA_TOPIC_PARTITIONS)" >&2; exit 2
+  fi
+done
+
+stage_ports() {  # STAGE (parser|tables|vision|splitter|embedder|gateway|query): its replicas' ports, one a line
+  local stage=${1:-} base count n
+  case "$stage" in
+    parser) base=$PARSER_PORT_BASE count=$PARSER_WORKERS ;;
+    tables|vision) base=$TABLES_PORT_BASE count=$TABLES_WORKERS ;;
+    splitter) base=$SPLITTER_PORT_BASE count=$SPLITTER_WORKERS ;;
+    embedder) base=$EMBEDDER_PORT_BASE count=$EMBEDDER_WORKERS ;;
+    gateway) echo "$GATEWAY_PORT"; return ;;
+    query) echo "$QUERY_PORT"; return ;;
+    *) echo "[stack] stage_ports: unknown stage '$stage'" >&2; return 2 ;;
+  esac
+  for ((n = 0; n < count; n++)); do echo $((base + n)); done
+}
 INGEST_NICE=${INGEST_NICE:-10}
 if ! [[ "$INGEST_NICE" =~ ^([0-9]|1[0-9])$ ]]; then echo "[stack] INGEST_NICE must be 0..19" >&2; exit 2; fi
 ingest="nice -n $INGEST_NICE "  # prefix of the embedding side's commands (e5, embedder)
@@ -103,7 +136,7 @@ minio_credentials() {  # sets MINIO_ACCESS_KEY / MINIO_SECRET_KEY (generated on 
 write_conf() {
   mkdir -p "$logs" "$LEGCO_VAR/minio" "$LEGCO_VAR/chroma"
   minio_credentials
-  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_PORT/v1\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",PROMETHEUS_URL=\"http://127.0.0.1:$PROM_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
+  local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"${EMBEDDINGS_BASE_URL:-http://127.0.0.1:$E5_PORT/v1}\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",PROMETHEUS_URL=\"http://127.0.0.1:$PROM_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
               LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
@@ -127,17 +160,6 @@ supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
 
 [supervisorctl]
 serverurl=unix://$sock
-
-[program:tables]
-command=$upstream$venv/bin/python -m services.tables
-process_name=%(program_name)s-%(process_num)d
-numprocs=$TABLES_WORKERS
-environment=$common_env,PORT="${TABLES_PORT_PREFIX}%(process_num)d",LEGCO_WORKER="%(process_num)d"
-priority=30
-autostart=false
-stopasgroup=true
-stdout_logfile=$logs/tables-%(process_num)d.log
-redirect_stderr=true
 CONF
   kafka_conf
   program minio 10 "$LEGCO_CACHE/gobin/minio server $LEGCO_VAR/minio --address 127.0.0.1:$MINIO_PORT --console-address 127.0.0.1:$MINIO_CONSOLE_PORT --quiet" \
@@ -154,34 +176,25 @@ CONF
   program gateway 30 "$venv/bin/python -m services.gateway" "$common_env"
   program lagexporter 30 "$venv/bin/python -m services.lagexporter" "$common_env,PORT=\"$LAG_PORT\""
   program prometheus 20 "$(command -v prometheus || echo /usr/bin/prometheus) --config.file=$LEGCO_VAR/prometheus/prometheus.yml --storage.tsdb.path=$LEGCO_VAR/prometheus/data --storage.tsdb.retention.time=15d --web.listen-address=127.0.0.1:$PROM_PORT --web.enable-lifecycle" "" "stopwaitsecs=30"
-  local svc port env
-  for svc in query:$QUERY_PORT parser:$PARSER_PORT splitter:$SPLITTER_PORT embedder:$EMBEDDER_PORT; do
-    port=${svc#*:}; svc=${svc%%:*}
-    local env="$common_env,PORT=\"$port\""
-    if [ "$svc" = query ]; then env="$env,QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\""; fi
-    local run=$upstream
-    case "$svc" in query) run="" ;; embedder) run=$ingest ;; esac
-    program "$svc" 30 "$run$venv/bin/python -m services.$svc" "$env"
-  done
+  program query 30 "$venv/bin/python -m services.query" \
+    "$common_env,PORT=\"$QUERY_PORT\",QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\""
+  worker_program parser "$PARSER_WORKERS" "$PARSER_PORT_BASE" "$upstream" "$common_env"
+  worker_program tables "$TABLES_WORKERS" "$TABLES_PORT_BASE" "$upstream" "$common_env"
+  worker_program splitter "$SPLITTER_WORKERS" "$SPLITTER_PORT_BASE" "$upstream" "$common_env"
+  worker_program embedder "$EMBEDDER_WORKERS" "$EMBEDDER_PORT_BASE" "$ingest" "$common_env"
 } > "$conf")
   chmod 600 "$conf"
 }
 
 prometheus_conf() {  # $LEGCO_VAR/prometheus/prometheus.yml from deploy/prometheus/, and its targets
-  local dir="$LEGCO_VAR/prometheus" tports="" n
+  local dir="$LEGCO_VAR/prometheus" stage
   mkdir -p "$dir/targets" "$dir/data"
   sed -e "s|__TARGETS__|$dir/targets|g" -e "s|__RULES__|$PROMETHEUS_RULES|g" \
       -e "s|__SCRAPE_INTERVAL__|$PROM_SCRAPE_INTERVAL|g" "$repo/deploy/prometheus/prometheus.yml" > "$dir/prometheus.yml.tmp"
   mv "$dir/prometheus.yml.tmp" "$dir/prometheus.yml"
-  for ((n = 0; n < TABLES_WORKERS; n++)); do tports="$tports ${TABLES_PORT_PREFIX}$n"; done
   targets prometheus "$PROM_PORT"
-  targets gateway "$GATEWAY_PORT"
-  targets query "$QUERY_PORT"
-  targets parser "$PARSER_PORT"
-  # shellcheck disable=SC2086  # one port per word
-  targets tables $tports
-  targets splitter "$SPLITTER_PORT"
-  targets embedder "$EMBEDDER_PORT"
+  # shellcheck disable=SC2046  # one port per word
+  for stage in gateway query $WORKER_STAGES; do targets "$stage" $(stage_ports "$stage"); done
   targets e5 "$E5_PORT" "$E5_QUERY_PORT"
   targets lagexporter "$LAG_PORT"
 }
@@ -206,6 +219,22 @@ kafka_conf() {  # one [program:kafka], or [program:kafka-n] per node of a KAFKA_
       "stopwaitsecs=30
 exitcodes=0,143"
   done
+}
+
+worker_program() {  # a worker stage's replicas: name, count, port base, command prefix (nice), environment
+  # supervisord numprocs: processes NAME:NAME-0..count-1, logs NAME-n.log; replica n's PORT is
+  # base + n (computed by bash, as supervisord only substitutes the number), LEGCO_WORKER n
+  local name=$1 count=$2 base=$3 run=$4 env=$5
+  printf '\n[program:%s]\ncommand=bash -c '"'"'export PORT=$((%s + %%(process_num)d)); exec %s%s/bin/python -m services.%s'"'"'\n' \
+    "$name" "$base" "$run" "$venv" "$name"
+  printf 'process_name=%%(program_name)s-%%(process_num)d\nnumprocs=%s\nenvironment=%s,LEGCO_WORKER="%%(process_num)d"\n' \
+    "$count" "$env"
+  printf 'priority=30\nautostart=false\nstopasgroup=true\nkillasgroup=true\nstdout_logfile=%s/%s-%%(process_num)d.log\nredirect_stderr=true\n' \
+    "$logs" "$name"
+}
+
+target() {  # a supervisorctl name: a worker stage's bare name means all its replicas (NAME:*)
+  case " $WORKER_STAGES " in *" $1 "*) echo "$1:*" ;; *) echo "$1" ;; esac
 }
 
 program() {  # supervisord [program:NAME]: name, priority, command, [environment], [extra line]
@@ -260,17 +289,18 @@ up() {
   # the first admin key (only when the key store has no active admin key; a restart keeps it)
   MINIO_ENDPOINT="$MINIO_ENDPOINT" MINIO_ACCESS_KEY="$MINIO_ACCESS_KEY" MINIO_SECRET_KEY="$MINIO_SECRET_KEY" \
     PYTHONPATH="$repo" "$venv/bin/python" -m services.gateway.bootstrap "$LEGCO_VAR/admin.key"
-  ctl start prometheus gateway lagexporter query parser "tables:*" splitter embedder >/dev/null || true
+  ctl start prometheus gateway lagexporter query "parser:*" "tables:*" "splitter:*" "embedder:*" >/dev/null || true
   # a running Prometheus re-reads its configuration (rule files may have changed; targets it re-reads itself)
   curl -fsS -X POST -o /dev/null "http://127.0.0.1:$PROM_PORT/-/reload" 2>/dev/null || true
   wait_http "http://127.0.0.1:$QUERY_PORT/healthz" query 60
-  local tports=""
-  for ((n = 0; n < TABLES_WORKERS; n++)); do tports="$tports ${TABLES_PORT_PREFIX}$n"; done
-  for p in $PARSER_PORT $tports $SPLITTER_PORT $EMBEDDER_PORT; do wait_http "http://127.0.0.1:$p/healthz" "worker :$p" 60; done
+  local stage p
+  for stage in $WORKER_STAGES; do  # every replica
+    for p in $(stage_ports "$stage"); do wait_http "http://127.0.0.1:$p/healthz" "$stage :$p" 60; done
+  done
   wait_http "http://127.0.0.1:$GATEWAY_PORT/healthz" gateway 60
   wait_http "http://127.0.0.1:$LAG_PORT/healthz" lagexporter 60
   wait_http "http://127.0.0.1:$PROM_PORT/-/ready" prometheus 60
-  echo "[stack] table-stage workers: $TABLES_WORKERS (vision LLM: ${VISION_ENABLED:-false}), Kafka brokers: $KAFKA_BROKERS"
+  echo "[stack] replicas: parser $PARSER_WORKERS, tables $TABLES_WORKERS (vision LLM: ${VISION_ENABLED:-false}), splitter $SPLITTER_WORKERS, embedder $EMBEDDER_WORKERS; Kafka brokers: $KAFKA_BROKERS"
   echo "[stack] up: http://localhost:$GATEWAY_PORT  (API docs: http://localhost:$GATEWAY_PORT/docs, logs: $logs)"
   echo "[stack] Prometheus: http://localhost:$PROM_PORT  (alerts: http://localhost:$PROM_PORT/alerts; consumer lag: http://localhost:$LAG_PORT/metrics)"
   if [ -f "$LEGCO_VAR/admin.key" ]; then
@@ -284,9 +314,10 @@ down() {
     # restarts them): stopped one after another, the last would wait for a controller quorum
     # that is gone until supervisord kills it.
     local pids
-    pids=$(ctl status 2>/dev/null | awk '$1 ~ /^kafka-[0-9]+$/ && $2 == "RUNNING" {sub(",", "", $4); print $4}')
+    # (status exits 3 when a program is stopped, e.g. one a test or benchmark stopped)
+    pids=$(ctl status 2>/dev/null | awk '$1 ~ /^kafka-[0-9]+$/ && $2 == "RUNNING" {sub(",", "", $4); print $4}' || true)
     if [ -n "$pids" ]; then
-      ctl stop prometheus gateway lagexporter query parser "tables:*" splitter embedder >/dev/null 2>&1 || true
+      ctl stop prometheus gateway lagexporter query "parser:*" "tables:*" "splitter:*" "embedder:*" >/dev/null 2>&1 || true
       # shellcheck disable=SC2086  # one pid per word
       kill -TERM $pids 2>/dev/null || true
       local p i=0
@@ -305,11 +336,10 @@ case "${1:-}" in
   down) down ;;
   status) ctl status ;;
   logs) tail -n 50 -F "$logs"/*.log ;;
-  restart) ctl restart "$2" ;;
-  stop) ctl stop "$2" ;;
-  start) ctl start "$2" ;;
+  restart|stop|start) ctl "$1" "$(target "$2")" ;;
   conf) write_conf; echo "$conf" ;;
   prometheus-conf) prometheus_conf; echo "$LEGCO_VAR/prometheus/prometheus.yml" ;;
-  ctl) shift; ctl "$@" ;;
-  *) echo "usage: $0 up|down|status|logs|restart NAME|stop NAME|start NAME" >&2; exit 2 ;;
+  ctl) shift; args=(); for a in "$@"; do args+=("$(target "$a")"); done; ctl "${args[@]}" ;;
+  ports) stage_ports "${2:-}" ;;
+  *) echo "usage: $0 up|down|status|logs|restart NAME|stop NAME|start NAME|ports STAGE|ctl ARGS" >&2; exit 2 ;;
 esac

@@ -1,8 +1,11 @@
 """Create the pipeline's Kafka topics with their partition counts, replication and configs (idempotent).
 
 Run once when the stack starts: ``python -m shared.admin``. Topics are keyed by document id,
-so ``KAFKA_TOPIC_PARTITIONS`` bounds how many workers of one stage can share the load; the
-topics of ``topics.TOPIC_PARTITIONS`` have a fixed count. The configs of ``topics.TOPIC_CONFIGS``
+so ``KAFKA_TOPIC_PARTITIONS`` (12) bounds how many replicas of one stage share the load
+(``scripts/stack.sh`` allows at most 10 per stage); the topics of ``topics.TOPIC_PARTITIONS``
+have a fixed count. An existing topic with fewer partitions than that (created by an older
+version, or with a smaller ``KAFKA_TOPIC_PARTITIONS``) is grown to it (``grow_partitions``);
+a topic is never shrunk (Kafka cannot). The configs of ``topics.TOPIC_CONFIGS``
 (the audit log's unlimited retention) are set on creation and re-applied to an existing topic,
 so a topic created by an older version gets them too.
 
@@ -17,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
 from shared import topics
@@ -68,9 +72,49 @@ async def replication_factor(admin: AIOKafkaAdminClient, settings: Settings) -> 
         await asyncio.sleep(0.5)
 
 
+def wanted_partitions(settings: Settings) -> dict[str, int]:
+    """Partitions of every pipeline topic: ``topics.TOPIC_PARTITIONS`` or ``kafka_topic_partitions``."""
+    return {t: topics.TOPIC_PARTITIONS.get(t, settings.kafka_topic_partitions) for t in topics.ALL_TOPICS}
+
+
+async def _partitions_of(admin: AIOKafkaAdminClient, names: list[str]) -> dict[str, int]:
+    """Partition count of each existing topic of ``names``."""
+    if not names:
+        return {}
+    described: list[dict[str, Any]] = await admin.describe_topics(names)
+    return {t["topic"]: len(t["partitions"]) for t in described if t.get("partitions")}
+
+
+async def grow_partitions(admin: AIOKafkaAdminClient, wanted: Mapping[str, int],
+                          existing: set[str]) -> dict[str, tuple[int, int]]:
+    """Add partitions to every topic of ``wanted`` (``{topic: partitions}``, e.g.
+    :func:`wanted_partitions`) that exists (``existing``) with fewer; returns
+    ``{topic: (before, after)}`` of the topics grown.
+
+    Safe with these topics, though a key's partition changes (murmur2 of the key modulo the
+    count): events published after the change go to the new mapping, and a document in flight
+    at that moment can have events on its old and its new partition. Each consumer tolerates
+    that: a stage's events come one per document (uploaded, parsed, tables, chunked, rebuild)
+    or are independent (page work); the gatherer, finding a document it does not know, seeds
+    its set of pages from the stored page results; the query service applies ``indexed`` and
+    ``deleted`` by reading the document's state in Chroma; the gateway's progress fold never
+    moves a terminal status back (a non-terminal stage may show one step behind until the
+    document's next event). The audit log keeps its one partition (``topics.TOPIC_PARTITIONS``).
+    """
+    have = await _partitions_of(admin, sorted(t for t in wanted if t in existing))
+    grow = {t: (n, wanted[t]) for t, n in have.items() if n < wanted[t]}
+    if grow:
+        await admin.create_partitions({t: NewPartitions(total_count=after) for t, (_, after) in grow.items()})
+        for t, (before, after) in sorted(grow.items()):
+            log.warning("topic %s grown from %d to %d partitions (new events of a key may go to another "
+                        "partition than its earlier ones)", t, before, after)
+    return grow
+
+
 async def ensure_topics(settings: Settings) -> list[str]:
-    """Create missing topics (replication and ``min.insync.replicas`` as ``topic_configs``) and
-    re-apply ``topics.TOPIC_CONFIGS`` to existing ones; returns the names created.
+    """Create missing topics (replication and ``min.insync.replicas`` as ``topic_configs``),
+    grow existing ones with too few partitions (:func:`grow_partitions`) and re-apply
+    ``topics.TOPIC_CONFIGS`` to existing ones; returns the names created.
 
     Raises:
         RuntimeError: fewer brokers than the replication factor (see ``replication_factor``).
@@ -80,11 +124,13 @@ async def ensure_topics(settings: Settings) -> list[str]:
     try:
         rf = await replication_factor(admin, settings)
         existing = set(await admin.list_topics())
-        new = [NewTopic(t, num_partitions=topics.TOPIC_PARTITIONS.get(t, settings.kafka_topic_partitions),
-                        replication_factor=rf, topic_configs={**topic_configs(rf), **topics.TOPIC_CONFIGS.get(t, {})})
+        partitions = wanted_partitions(settings)
+        new = [NewTopic(t, num_partitions=partitions[t], replication_factor=rf,
+                        topic_configs={**topic_configs(rf), **topics.TOPIC_CONFIGS.get(t, {})})
                for t in topics.ALL_TOPICS if t not in existing]
         if new:
             await admin.create_topics(new)
+        await grow_partitions(admin, partitions, existing)
         # AlterConfigs replaces a topic's whole set of overrides: min.insync.replicas goes with
         # them, for the replication the topic was created with
         copies = await _replication_of(admin, [t for t in topics.TOPIC_CONFIGS if t in existing])

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from aiokafka import ConsumerRecord
+from aiokafka.partitioner import DefaultPartitioner, murmur2
 from faststream import BaseMiddleware
 from faststream.kafka import KafkaBroker
 from faststream.kafka.prometheus import KafkaPrometheusMiddleware
@@ -19,6 +21,30 @@ from shared.events import EventBase, ProgressEvent
 from shared.metrics import REGISTRY
 from shared.settings import Settings
 from shared.topic_events import TOPIC_EVENTS
+
+_PAGE_KEY = re.compile(rb"^(.+):([0-9]{1,9})$")
+
+
+def spread_partitioner(key: bytes | None, all_partitions: list[int], available: list[int]) -> int:
+    """aiokafka partitioner: a ``{document_id}:{page}`` key (the table stage's page work) goes to
+    partition (murmur2(document_id) + page) mod n, so a document's consecutive pages land on
+    consecutive partitions — and, with the round-robin assignor, on the workers in turn: N pages
+    are spread over W workers N/W ± 1 each, where hashing each page's key gave shares that varied
+    with the document id. Every other key (a document id, a department) is hashed as by Kafka's
+    default partitioner (murmur2 of the key), so a document's events keep one partition.
+
+    Args:
+        key: the record key (``None``: a random available partition).
+        all_partitions: the topic's partition ids, sorted.
+        available: partitions with a leader now.
+    """
+    m = _PAGE_KEY.match(key) if key is not None else None
+    if m is None:
+        partition: int = DefaultPartitioner()(key, all_partitions, available)
+        return partition
+    idx = ((murmur2(m.group(1)) & 0x7FFFFFFF) + int(m.group(2))) % len(all_partitions)
+    chosen: int = all_partitions[idx]
+    return chosen
 
 
 class LogContextMiddleware:
@@ -65,7 +91,9 @@ def make_broker(settings: Settings, service: str, stage: str | None = None) -> K
 
     Its producer waits for every in-sync replica (``acks="all"``; with 3 copies and
     ``min.insync.replicas`` 2, a write is on two brokers when it is acknowledged) and is
-    idempotent, so a send retried after a broker failed is written once.
+    idempotent, so a send retried after a broker failed is written once. Keys are placed by
+    :func:`spread_partitioner` (Kafka's murmur2 hash, except that a document's page-work keys
+    go round its partitions).
 
     Args:
         settings: ``kafka_bootstrap`` (comma-separated host:port of every broker).
@@ -76,6 +104,7 @@ def make_broker(settings: Settings, service: str, stage: str | None = None) -> K
         client_id=f"legco-{service}",
         acks="all",
         enable_idempotence=True,
+        partitioner=spread_partitioner,
         middlewares=[KafkaPrometheusMiddleware(registry=REGISTRY, app_name=f"legco-{service}"),
                      LogContextMiddleware(stage)],
         logger=logging.getLogger(f"legco.{service}"),

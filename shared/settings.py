@@ -35,7 +35,9 @@ class Settings(BaseSettings):
 
     # --- infrastructure -------------------------------------------------------------
     kafka_bootstrap: str = "localhost:9092"  # comma-separated host:port of every broker
-    kafka_topic_partitions: int = 6
+    # Partitions of every pipeline topic (shared/admin.py; the audit log has one): the most
+    # replicas of one stage that all get work (scripts/stack.sh allows 10 per stage).
+    kafka_topic_partitions: int = 12
     # Copies of every partition when `python -m shared.admin` creates the topics (0: min(3, the
     # brokers in the cluster)); min.insync.replicas is 2 with 3 copies (shared/admin.py).
     kafka_replication_factor: int = 0

@@ -2,8 +2,10 @@
 
 A stdlib ``ThreadingHTTPServer`` answering ``POST /v1/chat/completions`` with a fixed
 markdown answer (``server.answer``, changeable at run time), after ``delay_s`` seconds.
-It records every request that carried an ``image_url`` PNG (``image_calls``), so tests can
-assert how often the vision LLM was called.
+It records every request that carried an ``image_url`` PNG (``image_calls``, and when each
+was answered: ``image_log``), so tests can assert how often the vision LLM was called and
+benchmarks can time it. Requests are served in parallel (one thread each); while ``gate`` is
+clear they wait for it before their delay (a benchmark lets work pile up, then opens it).
 """
 from __future__ import annotations
 
@@ -27,6 +29,9 @@ class FakeVisionServer:
         self.delay_s = delay_s
         self.image_calls = 0
         self.calls = 0
+        self.image_log: list[tuple[float, float]] = []  # (started, answered) per image call, time.monotonic()
+        self.gate = threading.Event()
+        self.gate.set()
         self.lock = threading.Lock()
         self.httpd: ThreadingHTTPServer | None = None
 
@@ -61,7 +66,12 @@ class FakeVisionServer:
                     fake.calls += 1
                     fake.image_calls += has_png
                     answer = fake.answer
+                fake.gate.wait()
+                started = time.monotonic()
                 time.sleep(fake.delay_s)
+                if has_png:
+                    with fake.lock:
+                        fake.image_log.append((started, time.monotonic()))
                 out = json.dumps({
                     "id": "fake", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model", "fake"),

@@ -48,7 +48,7 @@ STAGE_OF = {"parser": "parsing", "tables:tables-0": "tables", "splitter": "split
 
 ORDER = {"uploaded": 0, "parsing": 1, "tables": 2, "splitting": 3, "embedding": 4, "indexed": 5, "failed": 5}
 
-METRICS_PORTS = (8101, 8102, 8103, 8110)  # parser, splitter, embedder, tables-0 (before the offset)
+METRICS_PORTS = (8120, 8130, 8140, 8110)  # parser-0, splitter-0, embedder-0, tables-0 (before the offset)
 
 
 def small_papers(tmp: Path, prefix: str, count: int = 10) -> list[tuple[Path, str]]:

@@ -69,6 +69,12 @@ class Stack:
         subprocess.run([str(REPO / "scripts" / "stack.sh"), "up"], env={**os.environ, **self.env},
                        check=True, capture_output=True)
 
+    def ports(self, stage: str) -> list[int]:
+        """The ``/metrics`` and ``/healthz`` ports of every replica of a worker stage (``parser``,
+        ``tables``, ``splitter``, ``embedder``; ``scripts/stack.sh ports``, from the replica
+        counts in this stack's env)."""
+        return [int(p) for p in self.ctl("ports", stage).split()]
+
     def ctl(self, *args: str) -> str:
         """Run ``scripts/stack.sh ARGS`` against this stack; returns stdout."""
         return subprocess.run([str(REPO / "scripts" / "stack.sh"), *args], env={**os.environ, **self.env},

@@ -42,7 +42,8 @@ def stopped_at(stack: Any, program: str, doc_id: str, after: datetime, timeout_s
     said = f"{doc_id} was deleted while it was worked on; stopped"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        text = (stack.var / "log" / f"{program}.log").read_text(encoding="utf-8", errors="replace")
+        text = "".join(p.read_text(encoding="utf-8", errors="replace")  # every replica's log
+                       for p in sorted((stack.var / "log").glob(f"{program}-*.log")))
         for line in text.splitlines():
             if said in line:
                 ts = datetime.fromisoformat(json.loads(line)["ts"]).astimezone().replace(tzinfo=None)

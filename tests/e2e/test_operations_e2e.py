@@ -107,7 +107,7 @@ def test_stopped_embedder_fires_target_down(stack, tmp_path):
     fast.write_text(rules.replace("for: 2m", "for: 5s"), encoding="utf-8")
     default = str(REPO / "deploy" / "prometheus" / "rules.yml")
     stack.reconfigure({"PROMETHEUS_RULES": str(fast)})
-    port = 8103 + int(stack.env["PORT_OFFSET"])
+    port = 8140 + int(stack.env["PORT_OFFSET"])  # embedder replica 0 (scripts/stack.sh ports embedder)
     try:
         stack.ctl("stop", "embedder")
 

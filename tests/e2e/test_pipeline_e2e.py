@@ -12,7 +12,6 @@ from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import BAD, FIXTURES, REAL
 from tests.e2e.helpers import upload, wait_terminal
-from tests.infra import OFFSET
 
 REAL_PDFS = ["hk_legco_sub_710-02_tables_zh.pdf", "hk_legco_sub_710-06_zh.pdf",
              "hk_isd_pr_remarks_sfs_media_session_en.pdf", "hk_csb_coai_exam_venues_reply_zh.pdf"]
@@ -205,6 +204,7 @@ def test_metrics_exposed(api, stack):
     import httpx
     text = api.get("/metrics").text
     assert 'legco_documents_total{department="default",outcome="accepted",stage="upload"}' in text
-    for port in (8101, 8102, 8103):
-        body = httpx.get(f"http://127.0.0.1:{port + OFFSET}/metrics").text
+    for stage in ("parser", "tables", "splitter", "embedder"):
+        port, = stack.ports(stage)  # one replica of each in the test stack
+        body = httpx.get(f"http://127.0.0.1:{port}/metrics").text
         assert "legco_documents_total" in body

@@ -53,7 +53,7 @@ def test_rule_tests_catch_a_wrong_threshold(tmp_path):
 def test_stack_config_passes_promtool_check_config(tmp_path, workers):
     """The configuration ``scripts/stack.sh`` generates (its targets for every replica) is valid."""
     env = {"PATH": "/usr/bin:/bin", "LEGCO_VAR": str(tmp_path / "var"), "PORT_OFFSET": "23000",
-           "TABLES_WORKERS": str(workers), "LEGCO_CACHE": str(tmp_path / "cache")}
+           "VISION_WORKERS": str(workers), "EMBEDDER_WORKERS": str(workers), "LEGCO_CACHE": str(tmp_path / "cache")}
     out = subprocess.run(["bash", str(REPO / "scripts" / "stack.sh"), "prometheus-conf"], env=env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -62,6 +62,8 @@ def test_stack_config_passes_promtool_check_config(tmp_path, workers):
     assert r.returncode == 0, r.stdout + r.stderr
     tables = (tmp_path / "var" / "prometheus" / "targets" / "tables.json").read_text()
     assert tables.count("127.0.0.1:") == workers
+    embedder = (tmp_path / "var" / "prometheus" / "targets" / "embedder.json").read_text()
+    assert embedder.count("127.0.0.1:") == workers
     jobs = sorted(p.stem for p in (tmp_path / "var" / "prometheus" / "targets").glob("*.json"))
     assert jobs == ["e5", "embedder", "gateway", "lagexporter", "parser", "prometheus", "query", "splitter",
                     "tables"]
