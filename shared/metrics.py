@@ -48,6 +48,8 @@ STAGE_LATENCY = Histogram("legco_stage_latency_seconds", "Time a stage spent on 
                           buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300))
 QUERY_LATENCY = Histogram("legco_query_latency_seconds", "Query service latency (s)", ["mode"],
                           registry=REGISTRY, buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))
+for _mode in ("llm", "extractive"):  # exists at 0, so the first question is in the p95 panel
+    QUERY_LATENCY.labels(_mode)
 RESUMED = Counter("legco_embedding_resumed_chunks_total",
                   "Chunks an embedding attempt found already stored by an earlier one and did not embed again",
                   registry=REGISTRY)
