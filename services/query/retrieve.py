@@ -16,6 +16,7 @@ from services.query.keyword_index import KeywordHits, KeywordIndex, matched_term
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans, debias, language_neutral
 from services.query.query_translation import translate_question
+from services.query.question_vectors import QuestionVectors
 from services.query.reflow import reflow
 from services.query.renditions import Ranked, collapse
 from services.query.scoring import Candidate, ScoringParams, score_candidates
@@ -202,12 +203,12 @@ class Stage:
     translation: tuple[np.ndarray, str] | None = None
 
 
-async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
+async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient | QuestionVectors, question: str, k: int,
                           document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
                           params: ScoringParams, candidates: int = 40, strategy: str | None = None,
                           topic_section: str | None = None, cache: VectorCache | None = None,
                           keywords: KeywordIndex | None = None, keyword_candidates_n: int = 20,
-                          departments: Scope = None) -> Stage:
+                          departments: Scope = None, fresh: bool = False) -> Stage:
     """Embed ``question``, gather its candidates and fill in their keyword and entity signals
     (``retrieve`` without scoring and collapsing; ``bench/retrieval_fit.py`` rescoring them
     under other weights). Arguments as for :func:`retrieve`."""
@@ -219,7 +220,8 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, quest
         alt = translate_question(query_search_form(question), keywords.lexicon, snap.vocab,
                                  lambda term: term_frequency(snap, term))
     texts = [text] + ([normalize_for_search(alt)] if alt else [])
-    embedded = await asyncio.gather(*(embedder.embed_query(t[:EMBED_QUERY_CHARS]) for t in texts))
+    questions = embedder if isinstance(embedder, QuestionVectors) else QuestionVectors(embedder, 0, 0)
+    embedded = await questions.embed([t[:EMBED_QUERY_CHARS] for t in texts], fresh=fresh)
     emb = np.asarray(embedded[0], dtype=np.float64)
     mean_map = means.get(departments) if means is not None and params.debias else {}
     q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
@@ -285,13 +287,13 @@ def top_ranked(stage: Stage, params: ScoringParams, k: int) -> list[Candidate]:
                             stage.translation)[:max(4 * k, k + 10)]
 
 
-async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
+async def retrieve(vectors: VectorStore, embedder: EmbeddingClient | QuestionVectors, question: str, k: int,
                    document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
                    params: ScoringParams | None = None, candidates: int = 40,
                    strategy: str | None = None, topic_section: str | None = None,
                    cache: VectorCache | None = None, keywords: KeywordIndex | None = None,
                    keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8,
-                   departments: Scope = None) -> list[Hit]:
+                   departments: Scope = None, fresh: bool = False) -> list[Hit]:
     """Top-``k`` chunks for ``question``, best first, each with its full stored text (``Hit``).
 
     The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
@@ -304,6 +306,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     documents are collapsed into the best one (``renditions``).
 
     Args:
+        embedder: the question's embeddings: ``QuestionVectors`` (the service's: batched with
+            concurrent questions, cached) or a plain ``EmbeddingClient`` (one request).
         document_ids / strategy / topic_section: optional filters (``None``: no restriction).
         departments: the caller's scope: only chunks of these departments or of the shared
             library are candidates — dense, question-line and keyword alike, so renditions
@@ -317,6 +321,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         keyword_candidates_n: best keyword matches added to the candidates.
         duplicate_threshold: bigram Jaccard at or above which chunks of two documents are
             one passage (> 1 disables collapsing).
+        fresh: embed the question even if its vector is cached (``Cache-Control: no-cache``).
 
     Raises:
         openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
@@ -325,7 +330,7 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     stage = await rank_candidates(vectors, embedder, question, k, document_ids, means=means, params=params,
                                   candidates=candidates, strategy=strategy, topic_section=topic_section,
                                   cache=cache, keywords=keywords, keyword_candidates_n=keyword_candidates_n,
-                                  departments=departments)
+                                  departments=departments, fresh=fresh)
     ranked = top_ranked(stage, params, k)
     if not ranked:
         return []
