@@ -47,6 +47,7 @@ QUERY_PARTS: list[Rule] = [
     ("embed_queries", "embeddings.py", "e5: question embedding"),
     ("gather_candidates", "retrieve.py", "Chroma: candidates' metadata and vectors"),
     ("query_vectors", "vectorstore.py", "Chroma: candidate searches"),
+    ("query_many", "vectorstore.py", "Chroma: candidate searches"),
     ("fetch_texts", "retrieve.py", "Chroma: texts of the best candidates"),
     ("search", "keyword_index.py", "keyword search (BM25, CC-CEDICT terms)"),
     ("translate_question", "query_translation.py", "CC-CEDICT question translation"),
@@ -99,9 +100,10 @@ def attribute(root: Frame, rules: list[Rule], top_only: list[Rule]) -> dict[str,
 
     def walk(frame: Frame, part: str | None) -> None:
         here = part_of(frame, rules) or (part_of(frame, top_only) if part is None else None) or part
-        out[here or OTHER] += frame.total_self_time
+        out[here or OTHER] += frame.total_self_time  # its own, [self] and [await] time
         for child in frame.children:
-            walk(child, here)
+            if not child.is_synthetic:
+                walk(child, here)
 
     walk(root, None)
     return dict(out)
@@ -120,6 +122,13 @@ def inline_threads() -> None:
     async def inline(func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return func(*args, **kwargs)
     asyncio.to_thread = inline  # type: ignore[assignment]
+
+
+def write_pages(profiler: Profiler, out: Path, name: str) -> None:
+    """pyinstrument's HTML page and text tree of one profile into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.html").write_text(profiler.output_html(), encoding="utf-8")
+    (out / f"{name}.txt").write_text(profiler.output_text(unicode=True, show_all=False), encoding="utf-8")
 
 
 async def profiled(app: Any, client: httpx.AsyncClient, questions: list[str], warm: list[str],
@@ -144,8 +153,7 @@ async def profiled(app: Any, client: httpx.AsyncClient, questions: list[str], wa
         session = profiler.stop()
         wall_ms = (time.perf_counter() - t0) * 1000 / len(questions)
     if html is not None:
-        html.mkdir(parents=True, exist_ok=True)
-        (html / f"{name}.html").write_text(profiler.output_html(), encoding="utf-8")
+        write_pages(profiler, html, name)
     root = session.root_frame()
     assert root is not None
     return root, wall_ms

@@ -225,6 +225,8 @@ class Settings(BaseSettings):
     # Whole answers of the last query_answer_cache_size distinct requests, dropped on every index
     # change (services/query/answer_cache.py; 0: no answer cache).
     query_answer_cache_size: int = Field(1024, ge=0)
+    # Worker threads of the query service (Chroma calls, the keyword search; several per question).
+    query_threads: int = Field(32, ge=4)
     # Retrieval scoring (services/query/README.md): candidates fetched per language and
     # collection, weight of the question-line similarity for Q&A chunks, score bonus of Q&A
     # chunks, chunks with fewer non-space characters than query_min_content_chars (title-only

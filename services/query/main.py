@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -22,6 +23,7 @@ from services.query.keyword_index import KeywordIndex
 from services.query.langbias import LanguageMeans
 from services.query.lexicon import Lexicon
 from services.query.question_vectors import QuestionVectors
+from services.query.retrieve import CandidateSearch
 from services.query.scoring import ScoringParams
 from services.query.state import QueryState
 from services.query.vector_cache import VectorCache
@@ -52,10 +54,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         def question_vectors(client: EmbeddingClient) -> QuestionVectors:
             return QuestionVectors(client, settings.query_embed_batch_size, settings.query_vector_cache_size)
 
-        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=embedder,
+        # Chroma calls and the keyword search run in worker threads, several per question (the
+        # chunk and question-line searches at once): the default pool (cores + 4) made eight
+        # clients' questions queue for a thread
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(settings.query_threads, thread_name_prefix="query"))
+        vectors = VectorStore(settings)
+        state = QueryState(settings=settings, vectors=vectors, embedder=embedder,
                            cache=VectorCache(), means=LanguageMeans(), params=ScoringParams.from_settings(settings),
                            keywords=KeywordIndex(Lexicon.from_lines([])), questions=question_vectors(embedder),
-                           answers=AnswerCache(settings.query_answer_cache_size))
+                           answers=AnswerCache(settings.query_answer_cache_size),
+                           searcher=CandidateSearch(vectors, max(1, settings.query_embed_batch_size)))
 
         def follow_model(generation: IndexGeneration) -> None:
             """Questions are embedded with the model the current generation was built with; a new

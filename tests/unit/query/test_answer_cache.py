@@ -116,8 +116,8 @@ class Service:
         app = FastAPI()
         app.include_router(routes.router)
         app.state.query = SimpleNamespace(
-            settings=Settings(llm_base_url="", llm_model=""), vectors=None, questions=None, means=None, params=None,
-            cache=None, keywords=self.keywords, keywords_ready=True, answers=self.answers)
+            settings=Settings(llm_base_url="", llm_model=""), vectors=None, questions=None, searcher=None, means=None,
+            params=None, cache=None, keywords=self.keywords, keywords_ready=True, answers=self.answers)
         self.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://query")
 
     async def retrieve(self, vectors: Any, embedder: Any, question: str, k: int, *args: Any, **kw: Any) -> list[Hit]:

@@ -114,8 +114,9 @@ def test_the_query_route_weighs_the_terms_in_the_callers_scope(index: KeywordInd
     app = FastAPI()
     app.include_router(routes.router)
     settings = Settings(llm_base_url="", llm_model="", query_covered_sources=1, query_covered_terms_weight=1.0)
-    app.state.query = SimpleNamespace(settings=settings, vectors=None, questions=None, means=None, params=None,
-                                      cache=None, keywords=index, keywords_ready=True, answers=AnswerCache(0))
+    app.state.query = SimpleNamespace(settings=settings, vectors=None, questions=None, searcher=None, means=None,
+                                      params=None, cache=None, keywords=index, keywords_ready=True,
+                                      answers=AnswerCache(0))
     client = TestClient(app)
 
     def terms(departments: list[str] | None) -> float:
