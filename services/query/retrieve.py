@@ -58,10 +58,12 @@ def chunk_search_form(text: str) -> str:
     return normalize_for_search(text)
 
 
+@lru_cache(maxsize=4096)
 def snippet(text: str, chars: int = 300) -> str:
     """The first ``chars`` characters of ``text`` reflowed (``reflow``: a PDF line wrap joined as
     printed, with no space between two CJK characters), on one line: its paragraphs, list items and
-    table rows joined by one space, runs of whitespace collapsed to one."""
+    table rows joined by one space, runs of whitespace collapsed to one. Cached by text (reflowing
+    a whole chunk, to learn its line width, cost ~a tenth of a question's CPU time)."""
     flat = " ".join(reflow(text).split())
     return flat if len(flat) <= chars else flat[:chars].rstrip() + "…"
 
@@ -135,11 +137,11 @@ QueryVectors = Mapping[str | None, list[float]] | list[tuple[str | None, list[fl
 
 
 class CandidateSearch:
-    """The Chroma candidate searches of concurrent questions, micro-batched
-    (``microbatch.MicroBatcher``): per collection, filter and ``n``, the first question's
-    search is sent at once and those arriving while it is in flight go together in one query
-    request (Chroma answers each query vector as if it were alone). Eight clients' questions
-    then cost a few requests instead of sixteen.
+    """The Chroma calls of concurrent questions, micro-batched (``microbatch.MicroBatcher``): per
+    collection, filter and ``n``, the first question's search is sent at once and those
+    arriving while it is in flight go together in one query request (Chroma answers each query
+    vector as if it were alone); the texts of the best candidates likewise, in one ``get``.
+    Eight clients' questions then cost a few requests instead of twenty-four.
 
     Args:
         vectors: the Chroma store (its current generation is read at each request).
@@ -151,6 +153,18 @@ class CandidateSearch:
         self.max_batch = max_batch
         self.requests = 0
         self._batchers: dict[tuple[str, str, int], MicroBatcher[list[float], list[str]]] = {}
+        self._texts: MicroBatcher[str, str | None] = MicroBatcher(self._get_texts, 64 * max_batch)
+
+    async def texts(self, ids: list[str]) -> list[str | None]:
+        """The stored texts of chunks ``ids`` (``None``: no longer stored), fetched together with
+        concurrent questions' (one ``get``; a chunk two questions ranked is fetched once)."""
+        return await self._texts.submit(ids)
+
+    async def _get_texts(self, ids: list[str]) -> list[str | None]:
+        self.requests += 1
+        got = await asyncio.to_thread(self.vectors.get_ids, ids)
+        texts = {i: t or "" for i, t in zip(got["ids"], got["documents"] or [], strict=False)}
+        return [texts.get(i) for i in ids]
 
     async def search(self, kind: str, where: dict[str, Any] | None, n: int,
                      query_vecs: list[list[float]]) -> list[list[str]]:
@@ -311,8 +325,13 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient | Ques
     return Stage(emb, qlang, mean_map, cands, kw_text, hits, entities, translation)
 
 
-async def fetch_texts(vectors: VectorStore, ranked: list[Candidate]) -> dict[str, str]:
-    """Chunk id → stored text of the ``ranked`` candidates (ids deleted since: absent)."""
+async def fetch_texts(vectors: VectorStore, ranked: list[Candidate],
+                      searcher: CandidateSearch | None = None) -> dict[str, str]:
+    """Chunk id → stored text of the ``ranked`` candidates (ids deleted since: absent); with
+    ``searcher``, one request with concurrent questions' (``CandidateSearch.texts``)."""
+    if searcher is not None:
+        texts = await searcher.texts([c.chunk_id for c in ranked])
+        return {c.chunk_id: t for c, t in zip(ranked, texts, strict=True) if t is not None}
     got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
     return {i: t or "" for i, t in zip(got["ids"], got["documents"] or [], strict=False)}
 
@@ -396,4 +415,4 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient | QuestionVec
     ranked = top_ranked(stage, params, k)
     if not ranked:
         return []
-    return finish(stage, params, k, await fetch_texts(vectors, ranked), duplicate_threshold)
+    return finish(stage, params, k, await fetch_texts(vectors, ranked, searcher), duplicate_threshold)

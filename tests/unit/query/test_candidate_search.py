@@ -72,3 +72,12 @@ async def test_a_scope_filter_is_its_own_batch(store: VectorStore) -> None:
 async def test_without_a_searcher_a_question_searches_alone(store: VectorStore) -> None:
     (qvs,) = questions(1, seed=3)
     assert await search_candidates(store, [(None, v) for v in qvs], 7, {}) == alone(store, qvs, 7)
+
+
+async def test_concurrent_questions_fetch_their_texts_in_one_request(store: VectorStore) -> None:
+    searcher = CandidateSearch(store, max_batch=32)
+    doc = f"{0:032x}"
+    wanted = [[f"{doc}_{i}", f"{doc}_{i + 1}", "gone_0"] for i in range(5)]  # overlapping, one not stored
+    got = await asyncio.gather(*(searcher.texts(ids) for ids in wanted))
+    assert searcher.requests == 1
+    assert got == [["text", "text", None]] * 5
