@@ -127,7 +127,7 @@ async def bench(a: argparse.Namespace, url: str, headers: dict[str, str]) -> Non
     chroma = await chromadb.AsyncHttpClient(host=settings.chroma_host, port=settings.chroma_port)
     collection = await chroma.get_collection(name)
     e5_url = a.e5_url or f"http://127.0.0.1:{8201 + off}/v1"
-    query_url = a.query_url or f"http://127.0.0.1:{8104 + off}"
+    query_url = a.counters_url or a.query_url or f"http://127.0.0.1:{8104 + off}"
     timeout = ClientSettings().request_timeout_s
     phases = {(kind, level): Phase() for kind in ("bare", "uncached", "cached") for level in (1, 8)}
     limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
@@ -194,6 +194,8 @@ def main() -> None:
     ap.add_argument("--query-url", default=None,
                     help="send the questions straight to this query service (e.g. http://localhost:8104) instead "
                          "of the gateway, to compare two query-service builds on one stack")
+    ap.add_argument("--counters-url", default=None,
+                    help="query service whose /healthz counters to report (default --query-url, else 8104+offset)")
     ap.add_argument("--no-cached", action="store_true", help="skip the cached phase")
     a = ap.parse_args()
     client_settings = ClientSettings()
