@@ -41,6 +41,22 @@ def fixture_queries() -> list[str]:
     return out
 
 
+def distinct_questions() -> list[str]:
+    """Every distinct question the repository holds, in a fixed mixed order (several hundred):
+    the fixture truth and real corpus queries (``fixture_queries``), the unseen set's
+    (``bench/unseen/papers``) and the calibration set's (``bench/calibration``: Q&A, passage and
+    unanswerable questions). ``bench/query.py`` asks each once, so no answer comes from a cache."""
+    import random
+
+    out = fixture_queries()
+    for f in sorted((ROOT / "bench" / "unseen" / "papers").glob("*.queries.json")) + sorted(
+            (ROOT / "bench" / "calibration").glob("*.json")):
+        out += [q["query"] for q in json.loads(f.read_text(encoding="utf-8")).get("queries", [])]
+    unique = list(dict.fromkeys(out))
+    random.Random(16).shuffle(unique)  # languages and lengths mixed evenly over the run
+    return unique
+
+
 def _numeric(c: object) -> bool:
     if isinstance(c, (int, float)):
         return True

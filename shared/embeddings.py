@@ -14,10 +14,12 @@ fixed timeout (and computed again by a retry) nor waited on for ever.
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 import openai
 from openai import AsyncOpenAI
 
@@ -93,8 +95,11 @@ class EmbeddingClient:
         self.client = AsyncOpenAI(base_url=self.base_url, api_key=settings.embeddings_api_key or "local",
                                   max_retries=0)
 
-    async def _request(self, batch: list[str], tokens: int, kind: Kind) -> list[list[float]]:
-        """One request under the retry policy; every try gets the timeout of the speed known then."""
+    async def _request(self, batch: list[str], tokens: int, kind: Kind,
+                       encoding: Literal["float", "base64"] = "float") -> list[Any]:
+        """One request under the retry policy; every try gets the timeout of the speed known then.
+        Returns each text's ``embedding`` as the endpoint sent it (``encoding``: a list of floats,
+        or a base64 string of float32 values — or floats from an endpoint that ignores it)."""
         s = self.settings
         extra = {"input_type": kind} if s.embeddings_input_type else None
 
@@ -103,7 +108,7 @@ class EmbeddingClient:
             self.requests += 1
             try:
                 resp = await self.client.embeddings.create(model=s.embeddings_model, input=batch,
-                                                           encoding_format="float", extra_body=extra,
+                                                           encoding_format=encoding, extra_body=extra,
                                                            timeout=self.speed.timeout_for(tokens))
             except openai.APITimeoutError:
                 EMBED_TIMEOUTS.labels(self.base_url).inc()
@@ -142,3 +147,31 @@ class EmbeddingClient:
         """Embed one search query (``query`` side). Its tokens only set the timeout (a question is
         short, the minimum timeout applies), so they are estimated, not counted."""
         return (await self._embed([text], "query", [estimate_tokens(text)]))[0]
+
+    async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed several search queries (``query`` side) in as few requests as the batch bounds
+        allow; returns float32 rows ``(len(texts), d)`` in order. The vectors travel base64-encoded
+        (``encoding_format="base64"``: no 384 decimal floats to print and parse per text); an
+        endpoint that ignores the format and sends floats is read as well.
+
+        Raises:
+            openai.APIError: the endpoint failed after the retries of ``shared.retry``.
+        """
+        s = self.settings
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        counts = [estimate_tokens(t) for t in texts]
+        rows: list[np.ndarray] = []
+        for r in token_batches(counts, s.embeddings_batch_tokens, s.embeddings_batch_size):
+            got = await self._request([s.embeddings_query_prefix + texts[i] for i in r], sum(counts[i] for i in r),
+                                      "query", encoding="base64")
+            rows.extend(decode_embedding(e) for e in got)
+        return np.stack(rows)
+
+
+def decode_embedding(embedding: str | Sequence[float]) -> np.ndarray:
+    """One embedding of a response as float32 ``(d,)``: base64 of little-endian float32 values
+    (``encoding_format="base64"``), or a list of floats."""
+    if isinstance(embedding, str):
+        return np.frombuffer(base64.b64decode(embedding), dtype="<f4").astype(np.float32)
+    return np.asarray(embedding, dtype=np.float32)

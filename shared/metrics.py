@@ -60,6 +60,11 @@ EMBED_TIMEOUTS = Counter("legco_embeddings_timeouts_total", "Embeddings requests
                          ["endpoint"], registry=REGISTRY)
 QUERIES = Counter("legco_queries_total", "Questions answered, by the caller's department (or all) and answer mode",
                   ["department", "mode"], registry=REGISTRY)
+ANSWER_CACHE = Counter("legco_query_answer_cache_total",
+                       "Questions by what the answer cache did: hit, miss, or bypass (Cache-Control: no-cache)",
+                       ["result"], registry=REGISTRY)
+for _result in ("hit", "miss", "bypass"):
+    ANSWER_CACHE.labels(_result)
 
 # --- operator figures (issue 15; panels in shared/ops_panels.py) -------------------------
 INGESTED_DOCUMENTS = Counter("legco_ingested_documents_total",

@@ -217,6 +217,16 @@ class Settings(BaseSettings):
     # At start the query service answers once the language means are loaded, or after this many
     # seconds; the keyword side is built in the background meanwhile.
     query_start_wait_s: float = 3.0
+    # Questions arriving while one is being embedded go to the embeddings endpoint together, at
+    # most query_embed_batch_size per request (0: each its own request); the vectors of the last
+    # query_vector_cache_size question texts are kept (services/query/question_vectors.py).
+    query_embed_batch_size: int = Field(32, ge=0)
+    query_vector_cache_size: int = Field(4096, ge=0)
+    # Whole answers of the last query_answer_cache_size distinct requests, dropped on every index
+    # change (services/query/answer_cache.py; 0: no answer cache).
+    query_answer_cache_size: int = Field(1024, ge=0)
+    # Worker threads of the query service (Chroma calls, the keyword search; several per question).
+    query_threads: int = Field(32, ge=4)
     # Retrieval scoring (services/query/README.md): candidates fetched per language and
     # collection, weight of the question-line similarity for Q&A chunks, score bonus of Q&A
     # chunks, chunks with fewer non-space characters than query_min_content_chars (title-only

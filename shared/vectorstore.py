@@ -422,6 +422,15 @@ class VectorStore:
         include: Include = ["distances", "metadatas"] if metadata else ["distances"]
         return dict(coll.query(query_embeddings=_embeddings([embedding]), n_results=k, where=where, include=include))
 
+    def query_many(self, kind: str, embeddings: list[list[float]], k: int,
+                   where: dict[str, Any] | None = None) -> list[list[str]]:
+        """The ids of the top-``k`` records of collection ``kind`` nearest to each of
+        ``embeddings``, in one request (one list per embedding, nearest first; each as
+        :meth:`query_vectors` would find it alone)."""
+        coll = self.collection if kind == "chunks" else self.questions
+        res = coll.query(query_embeddings=_embeddings(embeddings), n_results=k, where=where, include=[])
+        return [list(ids) for ids in res["ids"]]
+
     def get_vectors(self, kind: str, ids: list[str]) -> dict[str, Any]:
         """Records of collection ``kind`` by id, with embeddings and metadata."""
         coll = self.collection if kind == "chunks" else self.questions

@@ -53,6 +53,9 @@ IndexEvent = DocumentIndexed | DocumentDeleted
 SwitchHook = Callable[[IndexGeneration], None]
 """Called (under the apply lock) with the generation the store now follows: the query service
 takes that generation's embedding model."""
+ChangeHook = Callable[[], None]
+"""Called (under the apply lock) after every change to the state has been made: the query
+service drops its cached answers (``answer_cache``)."""
 
 
 def parse_event(topic: str, body: dict[str, Any]) -> IndexEvent | IndexSwitched:
@@ -99,14 +102,17 @@ class Follower:
     Args:
         vectors: the Chroma store (chunks and ``_stats``).
         keywords, means: the in-memory state kept in step.
+        on_switch: told the generation followed after a load or a switch.
+        on_change: called after each load, switch or applied batch, once the state holds it.
     """
 
     def __init__(self, vectors: VectorStore, keywords: KeywordIndex, means: LanguageMeans,
-                 on_switch: SwitchHook | None = None) -> None:
+                 on_switch: SwitchHook | None = None, on_change: ChangeHook | None = None) -> None:
         self.vectors = vectors
         self.keywords = keywords
         self.means = means
         self.on_switch = on_switch
+        self.on_change = on_change or (lambda: None)
         self.positions: dict[TopicPartition, int] = {}
         self._apply = threading.Lock()  # a read of Chroma and its update go together
 
@@ -135,6 +141,7 @@ class Follower:
         language). Raises chromadb errors when Chroma is down."""
         with self._apply:
             self.means.load(self.vectors.stats_records(), self.vectors.stats_scopes())
+            self.on_change()
 
     def load_keywords(self) -> None:
         """Every chunk into the keyword index (tokenising them is most of a start's work).
@@ -146,6 +153,7 @@ class Follower:
             self.means.load(self.vectors.stats_records(), self.vectors.stats_scopes())
             if self.on_switch is not None:
                 self.on_switch(generation)
+            self.on_change()
         log.info("loaded %d chunks of %d documents from Chroma (generation %d) in %.2f s",
                  len(self.keywords.snapshot.ids), len(self.keywords.document_ids), generation.generation,
                  time.perf_counter() - start)
@@ -171,6 +179,7 @@ class Follower:
             self.vectors.use(generation)
             if self.on_switch is not None:
                 self.on_switch(generation)
+            self.on_change()
         log.info("switched to index generation %d (%s, %s): %d chunks in %.2f s", generation.generation,
                  generation.collection, generation.model, len(records), time.perf_counter() - start)
         return True
@@ -212,6 +221,7 @@ class Follower:
             stats.update((d, {}) for d in gone)
             self.keywords.update(chunks, removed)
             self.means.update(stats, scopes)
+            self.on_change()
         took = time.perf_counter() - start
         log.info("applied %d events (%d documents read, %d dropped, %d chunks dropped) in %.3f s",
                  len(batch), len(reread), len(gone), len(removed), took)

@@ -11,15 +11,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
 from services.query import routes
+from services.query.answer_cache import AnswerCache
 from services.query.follow import Follower, subscribe
 from services.query.keyword_index import KeywordIndex
 from services.query.langbias import LanguageMeans
 from services.query.lexicon import Lexicon
+from services.query.question_vectors import QuestionVectors
+from services.query.retrieve import CandidateSearch
 from services.query.scoring import ScoringParams
 from services.query.state import QueryState
 from services.query.vector_cache import VectorCache
@@ -46,19 +50,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # questions have their own embeddings endpoint when one is set (make up: the e5-query
         # process), so they never wait behind the embedder's batches
         embedder = EmbeddingClient(settings, base_url=settings.query_embeddings_base_url or None)
-        state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=embedder,
+
+        def question_vectors(client: EmbeddingClient) -> QuestionVectors:
+            return QuestionVectors(client, settings.query_embed_batch_size, settings.query_vector_cache_size)
+
+        # Chroma calls and the keyword search run in worker threads, several per question (the
+        # chunk and question-line searches at once): the default pool (cores + 4) made eight
+        # clients' questions queue for a thread
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(settings.query_threads, thread_name_prefix="query"))
+        vectors = VectorStore(settings)
+        state = QueryState(settings=settings, vectors=vectors, embedder=embedder,
                            cache=VectorCache(), means=LanguageMeans(), params=ScoringParams.from_settings(settings),
-                           keywords=KeywordIndex(Lexicon.from_lines([])))
+                           keywords=KeywordIndex(Lexicon.from_lines([])), questions=question_vectors(embedder),
+                           answers=AnswerCache(settings.query_answer_cache_size),
+                           searcher=CandidateSearch(vectors, max(1, settings.query_embed_batch_size)))
 
         def follow_model(generation: IndexGeneration) -> None:
             """Questions are embedded with the model the current generation was built with; a new
-            model gets a new client and an empty vector cache (its keys are text hashes)."""
+            model gets a new client, no question vectors and an empty vector cache (its keys are
+            text hashes). The answers are dropped by ``on_change`` right after."""
             if generation.model != state.embedder.settings.embeddings_model:
                 state.embedder = EmbeddingClient(settings.model_copy(update={"embeddings_model": generation.model}),
                                                  base_url=settings.query_embeddings_base_url or None)
+                state.questions = question_vectors(state.embedder)
                 state.cache = VectorCache()
 
-        follower = Follower(state.vectors, state.keywords, state.means, on_switch=follow_model)
+        follower = Follower(state.vectors, state.keywords, state.means, on_switch=follow_model,
+                            on_change=state.answers.invalidate)
         subscribe(broker, follower, settings)
         app.state.query = state
         warming = asyncio.create_task(warm_up(state, follower, broker, settings), name="query-warm-up")
@@ -68,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             warming.cancel()
+            await state.questions.close()
             await broker.stop()
 
     app = FastAPI(title="LegCo query service", lifespan=lifespan)

@@ -4,6 +4,7 @@ them with language-bias removal (``scoring``) and return the best as ``Source`` 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -15,7 +16,9 @@ from services.query.gazetteer import EntityMatch
 from services.query.keyword_index import KeywordHits, KeywordIndex, matched_terms, term_frequency
 from services.query.keyword_tokens import query_search_form
 from services.query.langbias import LanguageMeans, debias, language_neutral
+from services.query.microbatch import MicroBatcher
 from services.query.query_translation import translate_question
+from services.query.question_vectors import QuestionVectors
 from services.query.reflow import reflow
 from services.query.renditions import Ranked, collapse
 from services.query.scoring import Candidate, ScoringParams, score_candidates
@@ -55,10 +58,12 @@ def chunk_search_form(text: str) -> str:
     return normalize_for_search(text)
 
 
+@lru_cache(maxsize=4096)
 def snippet(text: str, chars: int = 300) -> str:
     """The first ``chars`` characters of ``text`` reflowed (``reflow``: a PDF line wrap joined as
     printed, with no space between two CJK characters), on one line: its paragraphs, list items and
-    table rows joined by one space, runs of whitespace collapsed to one."""
+    table rows joined by one space, runs of whitespace collapsed to one. Cached by text (reflowing
+    a whole chunk, to learn its line width, cost ~a tenth of a question's CPU time)."""
     flat = " ".join(reflow(text).split())
     return flat if len(flat) <= chars else flat[:chars].rstrip() + "…"
 
@@ -131,28 +136,89 @@ def _rows(res: Mapping[str, Any], nested: bool) -> list[tuple[str, str, dict[str
 QueryVectors = Mapping[str | None, list[float]] | list[tuple[str | None, list[float]]]
 
 
-def gather_candidates(vectors: VectorStore, query_vecs: QueryVectors, n: int,
-                      filters: dict[str, Any], cache: VectorCache | None = None,
-                      extra_ids: list[str] | None = None,
-                      known: Callable[[list[str]], dict[str, dict[str, Any]]] | None = None) -> list[Candidate]:
-    """Top-``n`` chunks and top-``n`` question lines per language (``query_vecs``: language →
-    the query vector to search that language with, or a list of such pairs; ``None`` = no
-    language filter) plus the
-    chunks ``extra_ids`` (the best keyword matches), merged by chunk id.
+class CandidateSearch:
+    """The Chroma calls of concurrent questions, micro-batched (``microbatch.MicroBatcher``): per
+    collection, filter and ``n``, the first question's search is sent at once and those
+    arriving while it is in flight go together in one query request (Chroma answers each query
+    vector as if it were alone); the texts of the best candidates likewise, in one ``get``.
+    Eight clients' questions then cost a few requests instead of twenty-four.
 
-    The searches return ids only; metadata comes from ``known`` (id list → metadata of the ids
-    it holds: the keyword index's copy) and, for ids it does not hold, from one Chroma ``get``
-    (fetching metadata with the search costs Chroma 3× the search itself). Vectors come from
-    ``cache`` when it holds them (keyed by id and ``vector_sha``/``question_sha``), else from
-    Chroma. Candidates carry no text yet (``text=""``)."""
+    Args:
+        vectors: the Chroma store (its current generation is read at each request).
+        max_batch: most query vectors per request.
+    """
+
+    def __init__(self, vectors: VectorStore, max_batch: int = 32) -> None:
+        self.vectors = vectors
+        self.max_batch = max_batch
+        self.requests = 0
+        self._batchers: dict[tuple[str, str, int], MicroBatcher[list[float], list[str]]] = {}
+        self._texts: MicroBatcher[str, str | None] = MicroBatcher(self._get_texts, 64 * max_batch)
+
+    async def texts(self, ids: list[str]) -> list[str | None]:
+        """The stored texts of chunks ``ids`` (``None``: no longer stored), fetched together with
+        concurrent questions' (one ``get``; a chunk two questions ranked is fetched once)."""
+        return await self._texts.submit(ids)
+
+    async def _get_texts(self, ids: list[str]) -> list[str | None]:
+        self.requests += 1
+        got = await asyncio.to_thread(self.vectors.get_ids, ids)
+        texts = {i: t or "" for i, t in zip(got["ids"], got["documents"] or [], strict=False)}
+        return [texts.get(i) for i in ids]
+
+    async def search(self, kind: str, where: dict[str, Any] | None, n: int,
+                     query_vecs: list[list[float]]) -> list[list[str]]:
+        """The ids of the top ``n`` records of ``kind`` for each of ``query_vecs`` (nearest first)."""
+        key = (kind, json.dumps(where, sort_keys=True), n)
+        batcher = self._batchers.get(key)
+        if batcher is None:
+            async def send(batch: list[list[float]]) -> list[list[str]]:
+                self.requests += 1
+                return await asyncio.to_thread(self.vectors.query_many, kind, batch, n, where)
+            batcher = self._batchers[key] = MicroBatcher(send, self.max_batch, key=id)
+        try:
+            return await batcher.submit(query_vecs)
+        finally:
+            if batcher.idle:  # filters come and go (document ids): keep only the busy ones
+                self._batchers.pop(key, None)
+
+
+async def search_candidates(vectors: VectorStore, query_vecs: QueryVectors, n: int, filters: dict[str, Any],
+                            searcher: CandidateSearch | None = None) -> list[str]:
+    """The ids of the top-``n`` chunks and top-``n`` question lines for each query vector
+    (``query_vecs``: language → the query vector to search that language with, or a list of
+    such pairs; ``None`` = no language filter), merged in the order of one search per vector
+    and collection. The chunk and question-line searches run at once; each is one request per
+    filter holding every query vector (batched with concurrent questions' through
+    ``searcher`` when given)."""
+    order: list[tuple[str, str, int]] = []
+    batches: dict[tuple[str, str], tuple[dict[str, Any] | None, list[list[float]]]] = {}
+    for lang, qv in (query_vecs.items() if isinstance(query_vecs, Mapping) else query_vecs):
+        where = build_where(lang=lang, **filters)
+        for kind in ("chunks", "questions"):
+            batch = batches.setdefault((kind, repr(where)), (where, []))
+            order.append((kind, repr(where), len(batch[1])))
+            batch[1].append(qv)
+    keys = list(batches)
+    found = await asyncio.gather(*(
+        searcher.search(kind, batches[(kind, w)][0], n, batches[(kind, w)][1]) if searcher is not None
+        else asyncio.to_thread(vectors.query_many, kind, batches[(kind, w)][1], n, batches[(kind, w)][0])
+        for kind, w in keys))
+    results = dict(zip(keys, found, strict=True))
+    return list(dict.fromkeys(cid for kind, w, i in order for cid in results[(kind, w)][i]))
+
+
+def candidate_records(vectors: VectorStore, ids: list[str], cache: VectorCache | None = None,
+                      known: Callable[[list[str]], dict[str, dict[str, Any]]] | None = None) -> list[Candidate]:
+    """The chunks ``ids`` as candidates, in that order (an id no longer stored is left out).
+
+    Metadata comes from ``known`` (id list → metadata of the ids it holds: the keyword index's
+    copy) and, for ids it does not hold, from one Chroma ``get`` (fetching metadata with the
+    search costs Chroma 3× the search itself). Vectors come from ``cache`` when it holds them
+    (keyed by id and ``vector_sha``/``question_sha``), else from Chroma. Candidates carry no
+    text yet (``text=""``)."""
     cache = cache if cache is not None else VectorCache(0)
-    found: dict[str, None] = dict.fromkeys(extra_ids or [])  # ordered set of chunk ids
-    searches = [(kind, qv, build_where(lang=lang, **filters))
-                for lang, qv in (query_vecs.items() if isinstance(query_vecs, Mapping) else query_vecs)
-                for kind in ("chunks", "questions")]
-    for kind, qv, where in searches:
-        res = vectors.query_vectors(kind, qv, n, where, metadata=False)
-        found.update(dict.fromkeys((res.get("ids") or [[]])[0]))
+    found: dict[str, None] = dict.fromkeys(ids)  # ordered set of chunk ids
     metas: dict[str, dict[str, Any]] = known(list(found)) if known is not None and found else {}
     missing = [cid for cid in found if cid not in metas]
     if missing:  # not in the keyword index yet (indexed in the last seconds)
@@ -202,12 +268,13 @@ class Stage:
     translation: tuple[np.ndarray, str] | None = None
 
 
-async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
+async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient | QuestionVectors, question: str, k: int,
                           document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
                           params: ScoringParams, candidates: int = 40, strategy: str | None = None,
                           topic_section: str | None = None, cache: VectorCache | None = None,
                           keywords: KeywordIndex | None = None, keyword_candidates_n: int = 20,
-                          departments: Scope = None) -> Stage:
+                          departments: Scope = None, fresh: bool = False,
+                          searcher: CandidateSearch | None = None) -> Stage:
     """Embed ``question``, gather its candidates and fill in their keyword and entity signals
     (``retrieve`` without scoring and collapsing; ``bench/retrieval_fit.py`` rescoring them
     under other weights). Arguments as for :func:`retrieve`."""
@@ -219,25 +286,33 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, quest
         alt = translate_question(query_search_form(question), keywords.lexicon, snap.vocab,
                                  lambda term: term_frequency(snap, term))
     texts = [text] + ([normalize_for_search(alt)] if alt else [])
-    embedded = await asyncio.gather(*(embedder.embed_query(t[:EMBED_QUERY_CHARS]) for t in texts))
-    emb = np.asarray(embedded[0], dtype=np.float64)
-    mean_map = means.get(departments) if means is not None and params.debias else {}
-    q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
-    query_vecs: list[tuple[str | None, list[float]]] = [(None, q_search.tolist())]
-    translation = None
-    if alt:
-        translation = (np.asarray(embedded[1], dtype=np.float64), detect_language(texts[1]))
-        query_vecs.append((None, language_neutral(debias(translation[0], mean_map.get(translation[1])),
-                                                  mean_map).tolist()))
+    questions = embedder if isinstance(embedder, QuestionVectors) else QuestionVectors(embedder, 0, 0)
     filters: dict[str, Any] = {"document_ids": document_ids, "strategy": strategy, "topic_section": topic_section,
                                "departments": departments}
-    hits, kw_text = KeywordHits({}, {}), text
-    if keywords is not None and params.keyword_weight > 0:
+    keyword_job, kw_text = None, text
+    if keywords is not None and params.keyword_weight > 0:  # in a worker thread while the question is embedded
         kw_text = query_search_form(question)
-        hits = await asyncio.to_thread(keywords.search, kw_text, **filters)
-    cands = await asyncio.to_thread(gather_candidates, vectors, query_vecs, max(candidates, k), filters, cache,
-                                    keyword_candidates(hits, keyword_candidates_n),
-                                    keywords.metadata if keywords is not None else None)
+        keyword_job = asyncio.ensure_future(asyncio.to_thread(keywords.search, kw_text, **filters))
+    try:
+        embedded = await questions.embed([t[:EMBED_QUERY_CHARS] for t in texts], fresh=fresh)
+        emb = np.asarray(embedded[0], dtype=np.float64)
+        mean_map = means.get(departments) if means is not None and params.debias else {}
+        q_search = language_neutral(debias(emb, mean_map.get(qlang)), mean_map)
+        query_vecs: list[tuple[str | None, list[float]]] = [(None, q_search.tolist())]
+        translation = None
+        if alt:
+            translation = (np.asarray(embedded[1], dtype=np.float64), detect_language(texts[1]))
+            query_vecs.append((None, language_neutral(debias(translation[0], mean_map.get(translation[1])),
+                                                      mean_map).tolist()))
+        found = await search_candidates(vectors, query_vecs, max(candidates, k), filters, searcher)
+        hits = await keyword_job if keyword_job is not None else KeywordHits({}, {})
+    except BaseException:
+        if keyword_job is not None:
+            keyword_job.cancel()
+            await asyncio.gather(keyword_job, return_exceptions=True)
+        raise
+    cands = await asyncio.to_thread(candidate_records, vectors, keyword_candidates(hits, keyword_candidates_n) + found,
+                                    cache, keywords.metadata if keywords is not None else None)
     entities: dict[str, EntityMatch] = {}
     if keywords is not None:
         entities = keywords.snapshot.gazetteer.matches(question, [str(c.meta.get("document_id", "")) for c in cands],
@@ -250,8 +325,13 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient, quest
     return Stage(emb, qlang, mean_map, cands, kw_text, hits, entities, translation)
 
 
-async def fetch_texts(vectors: VectorStore, ranked: list[Candidate]) -> dict[str, str]:
-    """Chunk id → stored text of the ``ranked`` candidates (ids deleted since: absent)."""
+async def fetch_texts(vectors: VectorStore, ranked: list[Candidate],
+                      searcher: CandidateSearch | None = None) -> dict[str, str]:
+    """Chunk id → stored text of the ``ranked`` candidates (ids deleted since: absent); with
+    ``searcher``, one request with concurrent questions' (``CandidateSearch.texts``)."""
+    if searcher is not None:
+        texts = await searcher.texts([c.chunk_id for c in ranked])
+        return {c.chunk_id: t for c, t in zip(ranked, texts, strict=True) if t is not None}
     got = await asyncio.to_thread(vectors.get_ids, [c.chunk_id for c in ranked])
     return {i: t or "" for i, t in zip(got["ids"], got["documents"] or [], strict=False)}
 
@@ -285,13 +365,14 @@ def top_ranked(stage: Stage, params: ScoringParams, k: int) -> list[Candidate]:
                             stage.translation)[:max(4 * k, k + 10)]
 
 
-async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: str, k: int,
+async def retrieve(vectors: VectorStore, embedder: EmbeddingClient | QuestionVectors, question: str, k: int,
                    document_ids: list[str] | None = None, *, means: LanguageMeans | None = None,
                    params: ScoringParams | None = None, candidates: int = 40,
                    strategy: str | None = None, topic_section: str | None = None,
                    cache: VectorCache | None = None, keywords: KeywordIndex | None = None,
                    keyword_candidates_n: int = 20, duplicate_threshold: float = 0.8,
-                   departments: Scope = None) -> list[Hit]:
+                   departments: Scope = None, fresh: bool = False,
+                   searcher: CandidateSearch | None = None) -> list[Hit]:
     """Top-``k`` chunks for ``question``, best first, each with its full stored text (``Hit``).
 
     The question is normalised (``normalize_for_search``: NFKC, HK characters, Simplified →
@@ -304,6 +385,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     documents are collapsed into the best one (``renditions``).
 
     Args:
+        embedder: the question's embeddings: ``QuestionVectors`` (the service's: batched with
+            concurrent questions, cached) or a plain ``EmbeddingClient`` (one request).
         document_ids / strategy / topic_section: optional filters (``None``: no restriction).
         departments: the caller's scope: only chunks of these departments or of the shared
             library are candidates — dense, question-line and keyword alike, so renditions
@@ -317,6 +400,9 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
         keyword_candidates_n: best keyword matches added to the candidates.
         duplicate_threshold: bigram Jaccard at or above which chunks of two documents are
             one passage (> 1 disables collapsing).
+        fresh: embed the question even if its vector is cached (``Cache-Control: no-cache``).
+        searcher: the service's ``CandidateSearch`` (batched with concurrent questions);
+            ``None``: this question's searches alone.
 
     Raises:
         openai.APIError / chromadb errors when the embeddings endpoint or Chroma fails.
@@ -325,8 +411,8 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient, question: st
     stage = await rank_candidates(vectors, embedder, question, k, document_ids, means=means, params=params,
                                   candidates=candidates, strategy=strategy, topic_section=topic_section,
                                   cache=cache, keywords=keywords, keyword_candidates_n=keyword_candidates_n,
-                                  departments=departments)
+                                  departments=departments, fresh=fresh, searcher=searcher)
     ranked = top_ranked(stage, params, k)
     if not ranked:
         return []
-    return finish(stage, params, k, await fetch_texts(vectors, ranked), duplicate_threshold)
+    return finish(stage, params, k, await fetch_texts(vectors, ranked, searcher), duplicate_threshold)

@@ -5,14 +5,15 @@ import logging
 import time
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request, Response
 
 from services.query.answer import compose_answer
+from services.query.answer_cache import CachedAnswer
 from services.query.keyword_tokens import query_search_form
 from services.query.retrieve import retrieve
 from services.query.state import StateDep
 from shared.api import QueryResponse, ScopedQueryRequest
-from shared.metrics import QUERIES, QUERY_LATENCY
+from shared.metrics import ANSWER_CACHE, QUERIES, QUERY_LATENCY
 from shared.scope import scope_label
 
 log = logging.getLogger("legco.query")
@@ -21,39 +22,65 @@ router = APIRouter()
 
 @router.get("/healthz")
 async def healthz(state: StateDep) -> dict[str, Any]:
-    """Liveness, and what the keyword index holds (documents, chunks)."""
-    kw = state.keywords
+    """Liveness, what the keyword index holds (documents, chunks), and the caches' counters:
+    answers (entries, hits, misses, generation: index changes seen) and question vectors
+    (embedding requests sent, texts embedded, vectors answered from the cache)."""
+    kw, answers, questions = state.keywords, state.answers, state.questions
     return {"status": "ok", "llm": state.settings.llm_enabled,
             "keyword_index": {"ready": state.keywords_ready, "documents": len(kw.document_ids),
-                              "chunks": len(kw.snapshot.ids)}}
+                              "chunks": len(kw.snapshot.ids)},
+            "answer_cache": {"entries": len(answers), "hits": answers.hits, "misses": answers.misses,
+                             "generation": answers.generation},
+            "question_vectors": {"requests": questions.requests, "texts": questions.texts,
+                                 "cache_hits": questions.cache_hits}}
 
 
 @router.post("/api/v1/query", response_model=QueryResponse)
-async def query(state: StateDep, body: ScopedQueryRequest) -> QueryResponse:
+async def query(state: StateDep, body: ScopedQueryRequest, request: Request) -> Response:
     """Answer ``body.question`` from the top ``body.top_k`` chunks of the caller's scope
     (``body.departments`` and the shared library; ``None``: every department). The gateway sets
     the scope from the caller's key; this service is not reachable from outside the deployment.
 
     Without an LLM (or when it fails) the answer is the direct answer and says so in ``notice``;
     when no source passes the coverage threshold, ``covered`` is false and the answer says so.
-    503 when the embeddings endpoint or Chroma is down.
+    The same request asked again before the index changes is answered from the answer cache
+    (``answer_cache``); ``Cache-Control: no-cache`` computes it afresh (question vector
+    included) and stores the result. 503 when the embeddings endpoint or Chroma is down.
     """
     s = state.settings
     start = time.perf_counter()
+    fresh = "no-cache" in request.headers.get("cache-control", "").lower()
+    key = body.model_dump_json()
+    generation = state.answers.generation  # noted before any state is read (answer_cache)
+    cached = None if fresh else state.answers.get(key)
+    if cached is not None:
+        ANSWER_CACHE.labels("hit").inc()
+        return done(cached, body, start)
+    ANSWER_CACHE.labels("bypass" if fresh else "miss").inc()
+    keywords_ready = state.keywords_ready
     try:
-        hits = await retrieve(state.vectors, state.embedder, body.question, body.top_k, body.document_ids,
+        hits = await retrieve(state.vectors, state.questions, body.question, body.top_k, body.document_ids,
                               means=state.means, params=state.params, candidates=s.query_candidates,
                               strategy=body.strategy, topic_section=body.topic_section, cache=state.cache,
-                              keywords=state.keywords if state.keywords_ready else None,
+                              keywords=state.keywords if keywords_ready else None,
                               keyword_candidates_n=s.query_keyword_candidates,
-                              duplicate_threshold=s.query_duplicate_threshold, departments=body.departments)
+                              duplicate_threshold=s.query_duplicate_threshold, departments=body.departments,
+                              fresh=fresh, searcher=state.searcher)
     except Exception as e:
         log.exception("retrieval failed")
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None
     kw_query = query_search_form(body.question)
-    unknown = state.keywords.unknown_share(kw_query, body.departments) if state.keywords_ready else 0.0
-    terms = state.keywords.query_terms(kw_query, body.departments) if state.keywords_ready else None
+    unknown = state.keywords.unknown_share(kw_query, body.departments) if keywords_ready else 0.0
+    terms = state.keywords.query_terms(kw_query, body.departments) if keywords_ready else None
     response = await compose_answer(s, body.question, hits, unknown, terms=terms)
-    QUERY_LATENCY.labels(response.answer_mode).observe(time.perf_counter() - start)
-    QUERIES.labels(scope_label(body.departments), response.answer_mode).inc()
-    return response
+    answer = CachedAnswer(response.answer_mode, response.model_dump_json().encode("utf-8"))
+    if not (s.llm_enabled and response.answer_mode != "llm"):  # an LLM that failed is asked again next time
+        state.answers.put(key, generation, answer)
+    return done(answer, body, start)
+
+
+def done(answer: CachedAnswer, body: ScopedQueryRequest, start: float) -> Response:
+    """The response for ``answer``, counted in the query metrics (cached or not)."""
+    QUERY_LATENCY.labels(answer.mode).observe(time.perf_counter() - start)
+    QUERIES.labels(scope_label(body.departments), answer.mode).inc()
+    return Response(answer.body, media_type="application/json")

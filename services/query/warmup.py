@@ -13,7 +13,8 @@ Steps (the catch-up of ``follow.py``, split so the slow ones do not hold the HTT
    from the offsets of step 1.
 
 Until step 4 the route passes no keyword index to retrieval (dense and question-line search
-only) and ``/healthz`` says ``keyword_index.ready: false``.
+only) and ``/healthz`` says ``keyword_index.ready: false``; step 4 drops the answers cached
+until then (``answer_cache``: one computed while the flag turned is refused too).
 """
 from __future__ import annotations
 
@@ -40,5 +41,6 @@ async def warm_up(state: QueryState, follower: Follower, broker: KafkaBroker, se
     state.keywords.lexicon = await asyncio.to_thread(load_lexicon)
     await retry_until_done(lambda: asyncio.to_thread(follower.load_keywords), "loading the keyword index")
     state.keywords_ready = True
+    state.answers.invalidate()  # answers of the dense-only start were computed without the keyword side
     await broker.start()
     log.info("keyword side ready %.1f s after start; following index events", time.perf_counter() - start)

@@ -191,8 +191,8 @@ class FakeQueryService:
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
 
-    async def post(self, url: str, json: dict[str, Any], **_: Any) -> Any:
-        self.bodies.append(json)
+    async def post(self, url: str, content: bytes, **_: Any) -> Any:
+        self.bodies.append(json.loads(content))  # the gateway sends the ScopedQueryRequest's JSON bytes
         return httpx.Response(200, json={"answer": "", "answer_mode": "extractive", "notice": None,
                                          "llm_model": None, "sources": []})
 

@@ -78,3 +78,39 @@ def test_keyword_score_adds_and_can_decide_matched_by():
     assert out[0].chunk_id == "kw" and out[0].matched_by == "keyword"
     assert out[0].score == out[0].dense + 0.5
     assert out[1].matched_by == "dense"
+
+
+def reference_scores(query, lang, means, candidates, p, translation=None):
+    """The scores one candidate at a time, as ``score_candidates`` computed them before it
+    scored every candidate with one matrix product (the formulas of its docstring)."""
+    q = debias(np.asarray(query, dtype=np.float64), means.get(lang))
+    wt = p.translation_weight if translation is not None else 0.0
+    t = debias(np.asarray(translation[0], dtype=np.float64), means.get(translation[1])) if wt > 0 else q
+    out = {}
+    for c in candidates:
+        mu = means.get(c.meta["lang"])
+        dense = (1 - wt) * (q @ debias(c.vector, mu)) + wt * (t @ debias(c.vector, mu))
+        score = dense
+        if c.meta.get("chunk_kind") == "qa" and c.question_vector is not None:
+            question = q @ debias(c.question_vector, mu)
+            score = (1 - p.question_weight) * dense + p.question_weight * question + p.qa_prior
+        out[c.chunk_id] = score + p.keyword_weight * c.keyword
+    return out
+
+
+def test_scoring_every_candidate_at_once_gives_the_scores_of_one_at_a_time():
+    rng = np.random.default_rng(16)
+    means = {"zh": rng.standard_normal(384) * 0.3, "en": rng.standard_normal(384) * 0.3}
+    cands = []
+    for n in range(60):
+        lang = ("zh", "en", "xx")[n % 3]  # "xx": a language without a mean is only normalised
+        qa = n % 2 == 0
+        cands.append(Candidate(f"c{n}", "", {"lang": lang, "content_chars": 100, "chunk_kind": "qa" if qa else "text"},
+                               rng.standard_normal(384), rng.standard_normal(384) if qa else None,
+                               keyword=float(rng.random())))
+    query, translation = rng.standard_normal(384), (rng.standard_normal(384), "zh")
+    p = params(translation_weight=0.35)
+    want = reference_scores(query, "en", means, cands, p, translation)
+    got = score_candidates(query, "en", means, cands, p, translation)
+    assert [c.chunk_id for c in got] == sorted(want, key=lambda cid: -want[cid])
+    assert all(abs(c.score - want[c.chunk_id]) < 1e-12 for c in got)

@@ -105,6 +105,7 @@ def test_the_query_route_weighs_the_terms_in_the_callers_scope(index: KeywordInd
     from fastapi.testclient import TestClient
 
     from services.query import routes
+    from services.query.answer_cache import AnswerCache
 
     async def fake_retrieve(*args: object, **kwargs: object) -> list[Hit]:
         return [hit("a_0", 0.5)]
@@ -113,8 +114,9 @@ def test_the_query_route_weighs_the_terms_in_the_callers_scope(index: KeywordInd
     app = FastAPI()
     app.include_router(routes.router)
     settings = Settings(llm_base_url="", llm_model="", query_covered_sources=1, query_covered_terms_weight=1.0)
-    app.state.query = SimpleNamespace(settings=settings, vectors=None, embedder=None, means=None, params=None,
-                                      cache=None, keywords=index, keywords_ready=True)
+    app.state.query = SimpleNamespace(settings=settings, vectors=None, questions=None, searcher=None, means=None,
+                                      params=None, cache=None, keywords=index, keywords_ready=True,
+                                      answers=AnswerCache(0))
     client = TestClient(app)
 
     def terms(departments: list[str] | None) -> float:
