@@ -193,8 +193,10 @@ export interface paths {
          * @description Answer a question from the documents the key may read: its department's and the shared
          *     library (an admin: every department, or with ``?department=`` that one and the shared
          *     library). ``document_ids`` of other departments match nothing. Each source names its
-         *     ``department`` and ``visibility``. 503 when the query service cannot be reached, 504 when it
-         *     does not answer within ``QUERY_FORWARD_TIMEOUT_S``; both with a readable ``detail``.
+         *     ``department`` and ``visibility``. A question asked again before the index changes is
+         *     answered from the query service's answer cache; ``Cache-Control: no-cache`` asks for a fresh
+         *     answer. 503 when the query service cannot be reached, 504 when it does not answer within
+         *     ``QUERY_FORWARD_TIMEOUT_S``; both with a readable ``detail``.
          */
         post: operations["query_api_v1_query_post"];
         delete?: never;
