@@ -1,5 +1,6 @@
-"""What the embedder embeds for a chunk: the normalised search form of its text, and, for a
-Q&A chunk, a second "question line" text (document title + topic section + question).
+"""What the embedder embeds for a chunk: the normalised search form of its own text (a page
+chunk's page without its neighbours' overlap), and, for a Q&A chunk, a second "question line"
+text (document title + topic section + question).
 
 Why a question line with context: an officer's question is a paraphrase of the prepared
 question, and the pair's full text (question + long answer, tables) dilutes that match; the
@@ -33,8 +34,11 @@ def document_title(chunk_set: ChunkSet) -> str:
 
 def chunk_search_text(chunk: Chunk) -> str:
     """Normalised text embedded for the chunk vector: ``embed_text`` (question + answer for a
-    Q&A pair) or the chunk text."""
-    return normalize_for_search(chunk.embed_text or chunk.text)
+    Q&A pair), else the chunk's own text (``Chunk.own_text``: a token-strategy page without the
+    overlap it repeats from its neighbours, which stays in the stored text for display and the
+    LLM's context; any other chunk's whole text). So each page's text is embedded once, not
+    three times (``bench/ingest.py``: the limit; ``services/query/README.md``: retrieval)."""
+    return normalize_for_search(chunk.embed_text or chunk.own_text())
 
 
 def question_search_text(title: str, chunk: Chunk) -> str | None:
