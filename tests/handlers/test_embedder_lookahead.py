@@ -98,7 +98,8 @@ async def test_requests_overlap_the_writes_and_each_page_is_embedded_once(settin
                             chunk_count=len(cs.chunks))
     endpoint = Recording(settings)
     batcher = FairBatcher.from_settings(endpoint, settings)
-    saved = {name: stage.broker.context.get(name) for name in ("settings", "store", "vectors", "batcher", "generations")}
+    saved = {name: stage.broker.context.get(name)
+             for name in ("settings", "store", "vectors", "batcher", "generations")}
     stage.provide(settings=settings, store=store, vectors=vectors, batcher=batcher,
                   generations=Generations(settings, vectors, batcher))
     try:
