@@ -37,7 +37,7 @@ def chunk_search_text(chunk: Chunk) -> str:
     Q&A pair), else the chunk's own text (``Chunk.own_text``: a token-strategy page without the
     overlap it repeats from its neighbours, which stays in the stored text for display and the
     LLM's context; any other chunk's whole text). So each page's text is embedded once, not
-    three times (``bench/ingest.py``: the limit; ``services/query/README.md``: retrieval)."""
+    three times (``bench/README.md``: throughput and ``legco eval`` before and after)."""
     return normalize_for_search(chunk.embed_text or chunk.own_text())
 
 

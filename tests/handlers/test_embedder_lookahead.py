@@ -1,6 +1,6 @@
 """The embedder keeps the e5 server fed: two requests are outstanding at once (``EMBEDDINGS_IN_FLIGHT``)
 and a document's next batches are computed while one is written (``EMBEDDER_BATCHES_AHEAD``;
-Chroma writes slowed here, so a write takes longer than a request). And it embeds each page once:
+Chroma writes slowed here by 0.4 s each). And it embeds each page once:
 a token-strategy page chunk's vector is that of its own page text, while the stored text keeps
 the overlap with its neighbours for display and the LLM. A real PDF of the corpus through the
 in-process pipeline; MinIO, Chroma and the e5 server are the test stack's, FastStream's
@@ -44,18 +44,33 @@ def settings(stack):
         yield s
 
 
-class SlowWrites(VectorStore):
-    """The test stack's Chroma, each chunk write ``WRITE_S`` slower; records when writes ran."""
+class SlowWrites:
+    """A pinned store of the test stack's Chroma whose chunk writes take ``WRITE_S`` longer;
+    records when the writes ran."""
+
+    def __init__(self, inner: VectorStore, writes: list[tuple[float, float]]) -> None:
+        self._inner = inner
+        self.writes = writes
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def upsert(self, *a: Any, **kw: Any) -> None:
+        t0 = time.monotonic()
+        time.sleep(WRITE_S)
+        self._inner.upsert(*a, **kw)
+        self.writes.append((t0, time.monotonic()))
+
+
+class SlowGenerations(Generations):
+    """The embedder's generations, every store it hands out slowed (``SlowWrites``)."""
 
     def __init__(self, *a: Any, **kw: Any) -> None:
         super().__init__(*a, **kw)
         self.writes: list[tuple[float, float]] = []
 
-    def upsert(self, *a: Any, **kw: Any) -> None:
-        t0 = time.monotonic()
-        time.sleep(WRITE_S)
-        super().upsert(*a, **kw)
-        self.writes.append((t0, time.monotonic()))
+    def store(self, generation: Any) -> Any:
+        return SlowWrites(super().store(generation), self.writes)
 
 
 class Recording:
@@ -87,7 +102,7 @@ async def test_requests_overlap_the_writes_and_each_page_is_embedded_once(settin
     stage = embedder.stage
     store = ObjectStore(settings)
     store.ensure_bucket()
-    vectors = SlowWrites(settings)
+    vectors = VectorStore(settings)
     doc_id = uuid.uuid4().hex
     store.put_bytes(storage.original_key(doc_id), b"x")
     store.put_json(storage.manifest_key(doc_id), {"document_id": doc_id})
@@ -100,8 +115,8 @@ async def test_requests_overlap_the_writes_and_each_page_is_embedded_once(settin
     batcher = FairBatcher.from_settings(endpoint, settings)
     saved = {name: stage.broker.context.get(name)
              for name in ("settings", "store", "vectors", "batcher", "generations")}
-    stage.provide(settings=settings, store=store, vectors=vectors, batcher=batcher,
-                  generations=Generations(settings, vectors, batcher))
+    generations = SlowGenerations(settings, vectors, batcher)
+    stage.provide(settings=settings, store=store, vectors=vectors, batcher=batcher, generations=generations)
     try:
         async with TestKafkaBroker(stage.broker) as br:
             await br.publish(event, topics.CHUNKED)
@@ -113,10 +128,10 @@ async def test_requests_overlap_the_writes_and_each_page_is_embedded_once(settin
     assert final["status"] == "indexed" and final["chunk_count"] == len(chunks) >= 5
     # a page a batch: as many requests and writes as pages, two requests at the endpoint at once,
     # and requests computed while the slow writes ran (with one batch at a time, none would be)
-    assert len(endpoint.requests) == len(vectors.writes) == len(chunks)
+    assert len(endpoint.requests) == len(generations.writes) == len(chunks)
     assert endpoint.most == 2
-    overlapping = [w for w in vectors.writes if any(s < w[1] and e > w[0] for s, e in endpoint.requests)]
-    print(f"\n[lookahead] {len(vectors.writes)} writes of {WRITE_S} s, {len(overlapping)} with a request "
+    overlapping = [w for w in generations.writes if any(s < w[1] and e > w[0] for s, e in endpoint.requests)]
+    print(f"\n[lookahead] {len(generations.writes)} writes of {WRITE_S} s, {len(overlapping)} with a request "
           f"at the endpoint meanwhile; at most {endpoint.most} requests outstanding")
     assert len(overlapping) >= 1
 
