@@ -483,13 +483,15 @@ def main() -> None:
         # page, which pypdf returns, but no text layer for the parser (every system leaves it out)
         rejected = {line.split(":")[0] for r in stack for line in r.failed}
         indexed = [f for f in files if f.name not in rejected]
-        for name, recipe in (("seed peer", seed_recipe), ("naive peer", naive_recipe)):
-            peers[name] = r = asyncio.run(peer_run(indexed, recipe, settings, meter))
-            print(f"{name}: {r.pages} pages in {r.wall_s:.1f} s ({r.pages_per_s:.2f} pages/s)")
+        # the limit first, then the cheaper peer: each result is printed as soon as it is known
         peers["limit"] = r = asyncio.run(limit_run(indexed, settings, meter))
         print(f"limit: {r.e5.tokens:.0f} e5 tokens in {r.e5.busy_s:.1f} s busy "
               f"({r.e5.tokens / r.e5.busy_s:.0f} tokens/s; wall {r.stage_s['total'][0]:.1f} s): "
-              f"{r.pages_per_s:.2f} pages/s")
+              f"{r.pages_per_s:.2f} pages/s; the stack {stack[0].pages_per_s / r.pages_per_s:.2f}x; {load_note()}")
+        for name, recipe in (("naive peer", naive_recipe), ("seed peer", seed_recipe)):
+            peers[name] = r = asyncio.run(peer_run(indexed, recipe, settings, meter))
+            print(f"{name}: {r.pages} pages in {r.wall_s:.1f} s ({r.pages_per_s:.2f} pages/s; "
+                  f"{r.e5.tokens:.0f} e5 tokens); the stack {stack[0].pages_per_s / r.pages_per_s:.2f}x; {load_note()}")
 
     s_wall = median([r.wall_s for r in stack])
     s_pps = median([r.pages_per_s for r in stack])
@@ -499,7 +501,7 @@ def main() -> None:
         d = median([r.pages_per_s for r in direct])
         rows.append(["direct (cli.pipeline)", direct[0].pages, fmt(median([r.wall_s for r in direct])), fmt(d),
                      f"{median([r.e5.tokens for r in direct]):.0f}", fmt(s_pps / d)])
-    for name, r in peers.items():
+    for name, r in sorted(peers.items()):
         rows.append([name, r.pages, fmt(r.wall_s), fmt(r.pages_per_s), f"{r.e5.tokens:.0f}",
                      fmt(s_pps / r.pages_per_s)])
     print()
