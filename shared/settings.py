@@ -77,6 +77,11 @@ class Settings(BaseSettings):
     # so the local e5 server, which computes one at a time, has the next one when it finishes
     # one (and never waits for the answer to travel back and the next request to arrive).
     embeddings_in_flight: int = 2
+    # A token-strategy page chunk (page + 200 tokens of each neighbour) is embedded whole (true),
+    # or by its own page text only (false: each page's text embedded once, about 1/1.45 of the
+    # e5 work on the real papers; the overlap is still stored, shown and given to the LLM).
+    # True by default: `legco eval` lost one query at rank 1 without the overlap (bench/README.md).
+    embed_page_overlap: bool = True
     # Client timeout of one request: embeddings_timeout_factor x its tokens / the endpoint's
     # speed (tokens/s, measured from completed requests, never below embeddings_min_tokens_per_s,
     # which is also the speed assumed before the first measurement and after a timeout), at

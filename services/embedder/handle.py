@@ -79,9 +79,10 @@ class _Planned:
     question: _Record | None
 
 
-def _plan(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str, title: str) -> _Planned:
+def _plan(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str, title: str,
+          page_overlap: bool = True) -> _Planned:
     doc_id = event.document_id
-    text = chunk_search_text(chunk)
+    text = chunk_search_text(chunk, page_overlap)
     meta = chunk_metadata(event, chunk_set, chunk, lang)
     meta["vector_sha"] = text_sha(text)
     q = question_search_text(title, chunk)
@@ -152,7 +153,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     total = len(chunks)
     lang = detect_language(" ".join(c.text for c in chunks))
     title = document_title(chunk_set)
-    plans = [_plan(event, chunk_set, c, lang, title) for c in chunks]
+    plans = [_plan(event, chunk_set, c, lang, title, settings.embed_page_overlap) for c in chunks]
     stored_chunks, stored_questions = await _stored(vectors, doc_id)
     vecs: dict[str, list[float]] = {}
     todo: list[_Planned] = []
