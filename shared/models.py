@@ -168,6 +168,20 @@ class Chunk(BaseModel):
         event upserts the same ids instead of adding duplicates."""
         return f"{document_id}_{self.chunk_index}"
 
+    def own_text(self) -> str:
+        """The part of the chunk that is its own, not repeated from a neighbour: a Q&A pair's
+        question and answer (``embed_text``); a token-strategy page chunk's page, without the
+        overlap taken from the previous and next pages (``overlap_before_chars`` /
+        ``overlap_after_chars`` characters at its ends); any other chunk's ``text``. The
+        splitter highlights it on the page, the embedder embeds it (each page's text once)."""
+        meta = self.metadata
+        if meta.get("chunk_kind") == "qa" and self.embed_text:
+            return self.embed_text
+        before, after = meta.get("overlap_before_chars"), meta.get("overlap_after_chars")
+        if meta.get("strategy_type") == "token" and isinstance(before, int) and isinstance(after, int):
+            return self.text[before:len(self.text) - after]
+        return self.text
+
 
 class ChunkSet(BaseModel):
     """All chunks of one document, as the splitter stored them in MinIO

@@ -73,6 +73,15 @@ class Settings(BaseSettings):
     # (shared/e5tokens.py), prefix and special tokens included.
     embeddings_batch_size: int = 32
     embeddings_batch_tokens: int = 2048
+    # Requests the embedder keeps outstanding at the endpoint (services/embedder/batcher.py): 2,
+    # so the local e5 server, which computes one at a time, has the next one when it finishes
+    # one (and never waits for the answer to travel back and the next request to arrive).
+    embeddings_in_flight: int = 2
+    # A token-strategy page chunk (page + 200 tokens of each neighbour) is embedded whole (true),
+    # or by its own page text only (false: each page's text embedded once, about 1/1.45 of the
+    # e5 work on the real papers; the overlap is still stored, shown and given to the LLM).
+    # True by default: `legco eval` lost one query at rank 1 without the overlap (bench/README.md).
+    embed_page_overlap: bool = True
     # Client timeout of one request: embeddings_timeout_factor x its tokens / the endpoint's
     # speed (tokens/s, measured from completed requests, never below embeddings_min_tokens_per_s,
     # which is also the speed assumed before the first measurement and after a timeout), at
@@ -206,6 +215,9 @@ class Settings(BaseSettings):
     # Documents the embedder works on at once; their texts share one request stream, one text
     # per department in turn (services/embedder/batcher.py).
     embedder_concurrency: int = 4
+    # Batches of one document asked for at once (services/embedder/lookahead.py): while one is
+    # written to Chroma the next ones are being computed, so the endpoint never waits for a write.
+    embedder_batches_ahead: int = 3
     handler_retry_base_s: float = 0.5
     # How often a stage working on a document asks MinIO whether it was deleted (its manifest
     # gone or a tombstone written): at most once per this many seconds, before writes and

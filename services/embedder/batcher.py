@@ -12,8 +12,13 @@ getting every other text; two departments uploading alike share alike; and a dep
 a lot is not starved for long, since what it was given fades. The endpoint always has a full
 request when there is work.
 
-Requests are sent one after another (``in_flight`` at a time): the local e5 server computes one
-request at a time anyway, and a short queue there means an abandoned request costs little.
+``in_flight`` requests are outstanding at once (``EMBEDDINGS_IN_FLIGHT``, 2): the local e5
+server computes one request at a time, and with a second one already waiting there it goes from
+one to the next without waiting for an answer to travel back and the next request to arrive
+(with one, it idled for that hop after every request); a short queue there still means an
+abandoned request costs little. The requests are formed when they are sent, so the second
+request is the next in fair order at that moment. A caller that is cancelled takes its texts
+not yet sent out of the queue.
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from shared.settings import Settings
 
 log = logging.getLogger("legco.embedder.batcher")
 
@@ -77,6 +84,14 @@ class FairBatcher:
         self._loop_task: asyncio.Task[None] | None = None
         self.requests = 0
 
+    @classmethod
+    def from_settings(cls, embed: EmbedFn, settings: Settings) -> FairBatcher:
+        """The request stream the ``embeddings_*`` settings describe: ``embeddings_batch_size``
+        texts and ``embeddings_batch_tokens`` e5 tokens per request, ``embeddings_in_flight``
+        requests outstanding."""
+        return cls(embed, settings.embeddings_batch_size, in_flight=settings.embeddings_in_flight,
+                   max_tokens=settings.embeddings_batch_tokens)
+
     async def embed_passages(self, texts: list[str], tokens: Sequence[int] | None = None, *,
                              key: Hashable) -> list[list[float]]:
         """Vectors of ``texts`` (in order), computed in requests shared with other callers;
@@ -85,6 +100,8 @@ class FairBatcher:
 
         Raises:
             whatever the endpoint call raised for a request holding one of these texts.
+            asyncio.CancelledError: the caller was cancelled (its texts not yet in a request
+                leave the queue; a request already sent is answered and its vectors dropped).
         """
         if not texts:
             return []
@@ -96,7 +113,11 @@ class FairBatcher:
         self._queues[key].append(sl)
         self._ensure_loop()
         self._wake.set()
-        return await sl.done
+        try:
+            return await sl.done
+        except asyncio.CancelledError:
+            self._drop({id(sl)})  # its texts not sent yet are not sent
+            raise
 
     def _ensure_loop(self) -> None:
         if self._loop_task is None or self._loop_task.done():

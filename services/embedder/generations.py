@@ -59,8 +59,7 @@ class Generations:
         interval (``DocumentGone``)."""
         if model not in self._batchers:
             client = EmbeddingClient(self.settings.model_copy(update={"embeddings_model": model}))
-            self._batchers[model] = FairBatcher(client.embed_passages, self.settings.embeddings_batch_size,
-                                                max_tokens=self.settings.embeddings_batch_tokens)
+            self._batchers[model] = FairBatcher.from_settings(client.embed_passages, self.settings)
             self._own.append(self._batchers[model])
         batcher = self._batchers[model]
 

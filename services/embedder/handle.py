@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.embedder.batcher import EmbedFn
+from services.embedder.lookahead import embed_ahead
 from services.embedder.search_text import (
     chunk_search_text,
     content_chars,
@@ -78,9 +79,10 @@ class _Planned:
     question: _Record | None
 
 
-def _plan(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str, title: str) -> _Planned:
+def _plan(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str, title: str,
+          page_overlap: bool = True) -> _Planned:
     doc_id = event.document_id
-    text = chunk_search_text(chunk)
+    text = chunk_search_text(chunk, page_overlap)
     meta = chunk_metadata(event, chunk_set, chunk, lang)
     meta["vector_sha"] = text_sha(text)
     q = question_search_text(title, chunk)
@@ -89,6 +91,33 @@ def _plan(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str, 
     meta["question_sha"] = text_sha(q)
     return _Planned(_Record(chunk.chunk_id(doc_id), text, chunk.text, meta),
                     _Record(chunk.chunk_id(doc_id), q, q, {**meta, "vector_sha": meta["question_sha"]}))
+
+
+@dataclass
+class _Batch:
+    """Chunks embedded in one call and written together: their chunk texts, then their
+    question lines (in the same order), with the texts' e5 token counts."""
+
+    plans: list[_Planned]
+    texts: list[str]
+    tokens: list[int]
+
+
+def _batches(todo: list[_Planned], settings: Settings) -> list[_Batch]:
+    """``todo`` in batches of at most ``embeddings_batch_tokens`` e5 tokens and
+    ``embeddings_batch_size`` texts, a chunk's question line in its chunk's batch (a chunk
+    whose texts are longer goes alone). Counts tokens: call it off the event loop."""
+    chunk_tokens = COUNTER.counts([p.chunk.text for p in todo])
+    question_tokens = [COUNTER.count(p.question.text) if p.question else 0 for p in todo]
+    cost = [c + q for c, q in zip(chunk_tokens, question_tokens, strict=True)]
+    per_chunk = 2 if any(p.question for p in todo) else 1
+    out: list[_Batch] = []
+    for r in token_batches(cost, settings.embeddings_batch_tokens, settings.embeddings_batch_size // per_chunk):
+        plans = [todo[i] for i in r]
+        questions = [(p.question.text, question_tokens[i]) for i, p in zip(r, plans, strict=True) if p.question]
+        out.append(_Batch(plans, [p.chunk.text for p in plans] + [t for t, _ in questions],
+                          [chunk_tokens[i] for i in r] + [n for _, n in questions]))
+    return out
 
 
 async def _stored(vectors: VectorStore, doc_id: str) -> tuple[dict[str, StoredRecord], dict[str, StoredRecord]]:
@@ -105,8 +134,10 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     a chunk whose vector (and question-line vector) is already stored with the same text and
     metadata — written by an earlier attempt that crashed or failed part-way — is not embedded
     again, so a retry or a redelivery starts from the first batch not completed. Batches hold at
-    most ``embeddings_batch_tokens`` e5 tokens (and ``embeddings_batch_size`` chunks); each is
-    upserted as soon as it is embedded. ``check`` (throttled) is asked before each batch and
+    most ``embeddings_batch_tokens`` e5 tokens (and ``embeddings_batch_size`` texts, a Q&A
+    chunk's question line with its chunk); ``embedder_batches_ahead`` of them are asked for at
+    once (``lookahead.embed_ahead``), and each is upserted as soon as it is embedded, while the
+    next ones are computed. ``check`` (throttled) is asked before each batch and
     before its vectors are written (``embed`` from ``Generations.embed`` also asks it while a
     batch is being embedded), so a document deleted meanwhile stops within about that interval.
 
@@ -122,7 +153,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     total = len(chunks)
     lang = detect_language(" ".join(c.text for c in chunks))
     title = document_title(chunk_set)
-    plans = [_plan(event, chunk_set, c, lang, title) for c in chunks]
+    plans = [_plan(event, chunk_set, c, lang, title, settings.embed_page_overlap) for c in chunks]
     stored_chunks, stored_questions = await _stored(vectors, doc_id)
     vecs: dict[str, list[float]] = {}
     todo: list[_Planned] = []
@@ -135,27 +166,27 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     if vecs:
         RESUMED.inc(len(vecs))
         await report(unit="chunks", pages_done=len(vecs), pages_total=total)
-    counts = await asyncio.to_thread(COUNTER.counts, [p.chunk.text for p in todo])
-    for r in token_batches(counts, settings.embeddings_batch_tokens, settings.embeddings_batch_size):
-        batch = [todo[i] for i in r]
+    batches = await asyncio.to_thread(_batches, todo, settings)
+
+    async def embed_batch(batch: _Batch) -> list[list[float]]:
         await check()
-        embeddings = await embed([p.chunk.text for p in batch], [counts[i] for i in r])
-        EMBEDDED_TOKENS.inc(sum(counts[i] for i in r))
+        return await embed(batch.texts, batch.tokens)
+
+    async def write(batch: _Batch, embeddings: list[list[float]]) -> None:
+        EMBEDDED_TOKENS.inc(sum(batch.tokens))
         await check()
-        await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in batch], embeddings,
-                                [p.chunk.document for p in batch], [p.chunk.meta for p in batch])
-        questions = [p.question for p in batch if p.question is not None]
+        n = len(batch.plans)
+        await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in batch.plans], embeddings[:n],
+                                [p.chunk.document for p in batch.plans], [p.chunk.meta for p in batch.plans])
+        questions = [p.question for p in batch.plans if p.question is not None]
         if questions:
-            q_texts = [q.text for q in questions]
-            q_counts = await asyncio.to_thread(COUNTER.counts, q_texts)
-            q_emb = await embed(q_texts, q_counts)
-            EMBEDDED_TOKENS.inc(sum(q_counts))
-            await check()
-            await asyncio.to_thread(vectors.upsert_questions, [q.id for q in questions], q_emb,
+            await asyncio.to_thread(vectors.upsert_questions, [q.id for q in questions], embeddings[n:],
                                     [q.document for q in questions], [q.meta for q in questions])
-        vecs.update((p.chunk.id, e) for p, e in zip(batch, embeddings, strict=True))
-        CHUNKS.labels("embedding").inc(len(batch))
+        vecs.update((p.chunk.id, e) for p, e in zip(batch.plans, embeddings[:n], strict=True))
+        CHUNKS.labels("embedding").inc(n)
         await report(unit="chunks", pages_done=len(vecs), pages_total=total)
+
+    await embed_ahead(batches, embed_batch, write, settings.embedder_batches_ahead)
     vec_sum: list[float] | None = None
     for p in plans:  # in chunk order, so a resumed document's sums equal a fresh one's
         e = vecs[p.chunk.id]

@@ -36,8 +36,7 @@ async def open_clients(settings: Settings) -> AsyncIterator[dict[str, Any]]:
     """MinIO, Chroma, the embeddings endpoint and the request stream the documents being embedded
     share (``FairBatcher``), once per process."""
     embedder = EmbeddingClient(settings)
-    batcher = FairBatcher(embedder.embed_passages, settings.embeddings_batch_size,
-                          max_tokens=settings.embeddings_batch_tokens)
+    batcher = FairBatcher.from_settings(embedder.embed_passages, settings)
     vectors = VectorStore(settings)
     generations = Generations(settings, vectors, batcher)
     try:

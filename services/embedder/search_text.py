@@ -1,5 +1,6 @@
-"""What the embedder embeds for a chunk: the normalised search form of its text, and, for a
-Q&A chunk, a second "question line" text (document title + topic section + question).
+"""What the embedder embeds for a chunk: the normalised search form of its text (or of its own
+text, a page chunk's page without its neighbours' overlap, with ``EMBED_PAGE_OVERLAP`` false),
+and, for a Q&A chunk, a second "question line" text (document title + topic section + question).
 
 Why a question line with context: an officer's question is a paraphrase of the prepared
 question, and the pair's full text (question + long answer, tables) dilutes that match; the
@@ -31,10 +32,17 @@ def document_title(chunk_set: ChunkSet) -> str:
     return " ".join(lines[:TITLE_LINES])[:TITLE_MAX_CHARS]
 
 
-def chunk_search_text(chunk: Chunk) -> str:
+def chunk_search_text(chunk: Chunk, page_overlap: bool = True) -> str:
     """Normalised text embedded for the chunk vector: ``embed_text`` (question + answer for a
-    Q&A pair) or the chunk text."""
-    return normalize_for_search(chunk.embed_text or chunk.text)
+    Q&A pair), else the chunk text — or, with ``page_overlap`` false (``EMBED_PAGE_OVERLAP``),
+    the chunk's own text (``Chunk.own_text``: a token-strategy page without the overlap it
+    repeats from its neighbours, which stays in the stored text for display and the LLM's
+    context), so each page's text is embedded once, not about 1.45 times. Not the default:
+    ``legco eval`` on the fixtures and the real papers lost one query at rank 1 with it
+    (``bench/README.md``, ``ingest.py``)."""
+    if chunk.embed_text:
+        return normalize_for_search(chunk.embed_text)
+    return normalize_for_search(chunk.text if page_overlap else chunk.own_text())
 
 
 def question_search_text(title: str, chunk: Chunk) -> str | None:

@@ -156,14 +156,9 @@ def align(text: str, layers: list[PageBoxes]) -> list[Highlight]:
 
 
 def own_text(chunk: Chunk) -> str:
-    """The part of ``chunk`` that is its own (see the module docstring)."""
-    meta = chunk.metadata
-    if meta.get("chunk_kind") == "qa" and chunk.embed_text:
-        return chunk.embed_text
-    before, after = meta.get("overlap_before_chars"), meta.get("overlap_after_chars")
-    if meta.get("strategy_type") == "token" and isinstance(before, int) and isinstance(after, int):
-        return chunk.text[before:len(chunk.text) - after]
-    return chunk.text
+    """The part of ``chunk`` that is its own (see the module docstring): ``Chunk.own_text``,
+    the same text the embedder embeds."""
+    return chunk.own_text()
 
 
 def chunk_pages(chunk: Chunk) -> list[int]:

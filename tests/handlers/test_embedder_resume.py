@@ -1,6 +1,7 @@
 """A document whose embedding attempt fails part-way (here: a request times out) resumes from its
 last completed batch, and the e5 server computes no batch twice — the abandoned one answers the
-retry. Counted at both ends: the embedder's requests and the test stack's e5 server counters
+retry, and the batches asked for ahead of it (``lookahead.embed_ahead``) are finished and kept.
+Counted at both ends: the embedder's requests and the test stack's e5 server counters
 (``GET /health``). FastStream's ``TestKafkaBroker`` stands in for Kafka; MinIO, Chroma and the
 e5 server are the test stack's."""
 from __future__ import annotations
@@ -44,7 +45,8 @@ def e5_counters(settings) -> dict:
 
 
 def chunk_set(doc_id: str) -> ChunkSet:
-    """12 Q&A chunks of ~160 e5 tokens: 4 chunk batches of 3 under a 500-token budget."""
+    """12 Q&A chunks of ~160 e5 tokens, each with a question line: batches of 2 chunks and
+    their 2 question lines under a 500-token budget."""
     chunks = []
     for i, t in enumerate(TOPICS):
         q = f"議員問及{t}政策第{i}項措施的進度及開支為何？"
@@ -71,9 +73,11 @@ class Endpoint:
         self.hasty.speed.measured = 1e9           # "the endpoint is very fast": a 0.05 s timeout
         self.hasty_at = hasty_at
         self.calls: list[int] = []                 # texts per request, in order
+        self.requests: list[list[str]] = []        # the texts of each request, in order
 
     async def __call__(self, texts: list[str], tokens: Sequence[int] | None = None) -> list[list[float]]:
         self.calls.append(len(texts))
+        self.requests.append(list(texts))
         client = self.hasty if len(self.calls) == self.hasty_at else self.client
         return await client.embed_passages(texts, tokens)
 
@@ -91,10 +95,14 @@ async def test_embedding_resumes_from_the_last_completed_batch_and_no_batch_is_c
     store.put_json(storage.chunks_key(doc_id), cs)
     event = DocumentChunked(document_id=doc_id, filename=cs.filename, strategy="question", strategy_used="question",
                             file_type="txt", page_count=12, chunks_key=storage.chunks_key(doc_id), chunk_count=12)
-    endpoint = Endpoint(settings, hasty_at=5)      # batch 3's chunk request (1-2: batch 1, 3-4: batch 2)
+    endpoint = Endpoint(settings, hasty_at=4)      # batch 4's request; batches 5 and 6 are asked for ahead
     saved = {name: stage.broker.context.get(name)
              for name in ("settings", "store", "vectors", "batcher", "generations")}
-    batcher = FairBatcher(endpoint, settings.embeddings_batch_size, max_tokens=settings.embeddings_batch_tokens)
+    # one request at a time, so each request is one batch and the abandoned one is computed at
+    # the server (with 2 in flight it may wait there behind the other and be dropped uncomputed
+    # when its client leaves: computed once too, but by the retry)
+    batcher = FairBatcher(endpoint, settings.embeddings_batch_size, in_flight=1,
+                          max_tokens=settings.embeddings_batch_tokens)
     stage.provide(settings=settings, store=store, vectors=vectors, batcher=batcher,
                   generations=Generations(settings, vectors, batcher))
     before = e5_counters(settings)
@@ -117,11 +125,13 @@ async def test_embedding_resumes_from_the_last_completed_batch_and_no_batch_is_c
     assert final["status"] == "indexed" and final["chunk_count"] == 12
     assert vectors.count_document(doc_id) == 12
     assert len(vectors.document_records(doc_id, "questions")) == 12
-    # 4 batches x (chunk request + question request); attempt 1: 4 requests and the abandoned
-    # one, attempt 2 starts at batch 3: 4 more requests
-    assert first_pass == [3, 3, 3, 3, 3, 3, 3, 3, 3]
+    # 6 batches of 2 chunks + 2 question lines, one request each; attempt 1 sent all 6 (the 4th
+    # abandoned, the 5th and 6th asked for ahead and written), attempt 2 sends the 4th again
+    abandoned = endpoint.requests[3]
+    assert first_pass == [4] * 7 and endpoint.requests[-1] == abandoned
+    assert sum(first_pass) == 24 + len(abandoned)          # nothing but the abandoned batch resent
     computed = after["computed"] - before["computed"]
-    assert computed == 8                                   # every request computed once
+    assert computed == 6                                   # every batch computed once
     assert after["kept_for_retry"] - before["kept_for_retry"] == 1
     assert after["answered_from_kept"] - before["answered_from_kept"] == 1
     assert endpoint.calls == [] and again["computed"] == after["computed"]  # nothing left to embed

@@ -101,3 +101,50 @@ async def test_what_a_department_was_served_fades_with_the_half_life():
     assert 150 < b.attained("A") <= 200
     await asyncio.sleep(0.1)                         # two half-lives
     assert b.attained("A") < 60
+
+
+class Concurrency:
+    """An endpoint that answers after ``seconds`` and records how many requests it held at once."""
+
+    def __init__(self, seconds: float = 0.05) -> None:
+        self.seconds = seconds
+        self.now = 0
+        self.most = 0
+        self.requests: list[list[str]] = []
+
+    async def __call__(self, texts: list[str], tokens: list[int] | None = None) -> list[list[float]]:
+        self.requests.append(list(texts))
+        self.now += 1
+        self.most = max(self.most, self.now)
+        await asyncio.sleep(self.seconds)
+        self.now -= 1
+        return [[float(len(t))] for t in texts]
+
+
+@pytest.mark.parametrize("in_flight", [1, 2])
+async def test_in_flight_requests_are_outstanding_at_once(in_flight):
+    ep = Concurrency()
+    b = FairBatcher(ep, max_texts=2, in_flight=in_flight)
+    out = await b.embed_passages([f"t{i}" for i in range(12)], key="A")
+    assert len(out) == 12 and len(ep.requests) == 6
+    assert ep.most == in_flight      # the endpoint always holds the next request while it computes one
+
+
+async def test_a_cancelled_caller_leaves_the_queue():
+    ep = Concurrency(0.05)
+    b = FairBatcher(ep, max_texts=2, in_flight=1)
+    gone = asyncio.create_task(b.embed_passages([f"g{i}" for i in range(10)], key="A"))
+    await asyncio.sleep(0.02)                        # its first request is out
+    gone.cancel()
+    stays = await b.embed_passages(["s0", "s1"], key="A")
+    assert len(stays) == 2
+    sent = [t for r in ep.requests for t in r]
+    assert sent == ["g0", "g1", "s0", "s1"]           # g2..g9 were never sent
+
+
+def test_from_settings_takes_the_embeddings_bounds():
+    from shared.settings import Settings
+
+    s = Settings(embeddings_batch_size=7, embeddings_batch_tokens=99, embeddings_in_flight=3)
+    b = FairBatcher.from_settings(Concurrency(), s)
+    assert (b.max_texts, b.max_tokens, b._sem._value) == (7, 99, 3)

@@ -127,3 +127,21 @@ def test_metrics_in_prometheus_text(server):
     post(url, ["x"], timeout=10)
     text = httpx.get(f"{url}/metrics").text
     assert "legco_e5_computed_total 1" in text and "legco_e5_waiting 0" in text
+
+
+def test_busy_seconds_count_the_time_the_model_is_held(server):
+    """Utilisation = busy seconds / wall seconds: two requests of 0.5 s one after the other keep
+    the model busy at least 1 s, never longer than the wall time, and the idle gap between them
+    is not counted."""
+    url, model, _ = server
+    model.seconds = 0.5
+    t0 = time.perf_counter()
+    post(url, ["one"], timeout=10)
+    time.sleep(0.5)                              # idle: not busy
+    post(url, ["two"], timeout=10)
+    wall = time.perf_counter() - t0
+    stats = health(url)
+    assert 1.0 <= stats["busy_seconds"] <= wall - 0.5
+    assert stats["busy_seconds"] >= stats["compute_seconds"] >= 1.0
+    text = httpx.get(f"{url}/metrics").text
+    assert f"legco_e5_busy_seconds_total {stats['busy_seconds']}" in text

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from services.embedder.search_text import content_chars, document_title, question_search_text
 from shared.models import Chunk, ChunkSet
+from shared.textnorm import normalize_for_search
 
 
 def chunk_set(*chunks: Chunk) -> ChunkSet:
@@ -26,3 +27,15 @@ def test_question_line_has_title_topic_and_question_normalised():
 
 def test_content_chars():
     assert content_chars(" Part II \n") == 6
+
+
+def test_a_page_chunk_is_embedded_with_its_overlap_unless_told_otherwise():
+    from services.embedder.search_text import chunk_search_text
+
+    page = Chunk(chunk_index=0, text="end of page 1\npage two text\nstart of page 3",
+                 metadata={"strategy_type": "token", "overlap_before_chars": 13, "overlap_after_chars": 15})
+    assert page.own_text().strip() == "page two text"
+    assert chunk_search_text(page) == normalize_for_search(page.text)
+    assert chunk_search_text(page, page_overlap=False) == normalize_for_search(page.own_text())
+    qa = Chunk(chunk_index=1, text="shown", embed_text="q\na", metadata={"chunk_kind": "qa"})
+    assert chunk_search_text(qa) == chunk_search_text(qa, page_overlap=False) == normalize_for_search("q\na")
