@@ -214,6 +214,9 @@ class Settings(BaseSettings):
     # Documents the embedder works on at once; their texts share one request stream, one text
     # per department in turn (services/embedder/batcher.py).
     embedder_concurrency: int = 4
+    # A document of more than this many chunks is embedded in ranges of this many chunks that the
+    # embedder replicas share (services/embedder/ranges.py); 0: every document whole.
+    embedder_range_chunks: int = 64
     handler_retry_base_s: float = 0.5
     # How often a stage working on a document asks MinIO whether it was deleted (its manifest
     # gone or a tombstone written): at most once per this many seconds, before writes and

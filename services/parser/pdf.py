@@ -20,7 +20,6 @@ from .pdf_backends import A4_AREA_PT2, NO_PAGES_REASON, PDFIUM, PYPDF, Backend, 
 from .textquality import count_visible_chars, garble_score, normalise_text, strip_control_chars
 
 
-
 @dataclass
 class PdfText:
     """Result of ``extract_pdf_text``.
