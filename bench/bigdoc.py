@@ -186,7 +186,7 @@ def main() -> int:
     if fake is not None:
         env["EMBEDDINGS_BASE_URL"] = fake.base_url
     try:
-        stack = start_stack(env, offset=args.offset)
+        stack = start_stack(env, offset=args.offset, ups=4)
     except subprocess.CalledProcessError:
         stop_stack_at(ROOT / "var" / f"test-stack-{args.offset}", {"PORT_OFFSET": str(args.offset), **env})
         raise

@@ -157,7 +157,7 @@ class Settings(BaseSettings):
     # parse_time_limit_s): PARSE_TIMEOUT_S (seconds; all there is before the child has counted
     # the pages, and for DOCX/TXT) + PARSE_TIMEOUT_PER_PAGE_S per page, at most PARSE_TIMEOUT_MAX_S.
     parse_timeout_s: float = 120.0
-    parse_timeout_per_page_s: float = 1.0
+    parse_timeout_per_page_s: float = 2.0
     parse_timeout_max_s: float = 3600.0
     parse_memory_limit_bytes: int = 2 * 1024 * 1024 * 1024
     # Directory the parse child writes a document's one-page PDFs and position layers into before

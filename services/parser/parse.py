@@ -19,7 +19,7 @@ from shared.settings import Settings
 
 from .boxes import iter_page_boxes
 from .docx import parse_docx
-from .isolation import run_isolated
+from .isolation import TimeLimit, run_isolated
 from .pages import split_pdf_pages
 from .pdf import extract_pdf_text
 from .pdf_backends import count_pages, quiet_pypdf_logging
@@ -175,18 +175,25 @@ def parse_spooled_isolated(data: bytes, filename: str, document_id: str, setting
             segfault in a native library).
         RuntimeError: the child raised an unexpected (non-document) error; treat as transient.
     """
-    def limit() -> tuple[float, str]:
-        count = read_page_count(spool_dir)
-        return parse_time_limit_s(settings, count), (f"the limit for its {count} pages" if count else "")
-
     return run_isolated(
         parse_to_spool,
         (data, filename, document_id, settings, spool_dir),
         timeout_s=settings.parse_timeout_s,
         memory_limit_bytes=settings.parse_memory_limit_bytes,
         cancel=cancel,
-        time_limit=limit,
+        time_limit=spool_time_limit(settings, spool_dir),
     )
+
+
+def spool_time_limit(settings: Settings, spool_dir: str) -> TimeLimit:
+    """The parse child's current limit (``isolation.TimeLimit``): ``parse_time_limit_s`` of the
+    page count the child wrote into ``spool_dir`` (none yet: ``parse_timeout_s``), and a note
+    naming the count for the reason of a timeout."""
+    def limit() -> tuple[float, str]:
+        count = read_page_count(spool_dir)
+        return parse_time_limit_s(settings, count), (f"the limit for its {count} pages" if count else "")
+
+    return limit
 
 
 def parse_document_isolated(data: bytes, filename: str, document_id: str, settings: Settings,

@@ -94,7 +94,7 @@ def stored_sum(vectors: VectorStore, doc_id: str) -> list[float]:
     """The sum of the document's stored chunk vectors, added in chunk order."""
     records = vectors.document_records(doc_id)
     total: list[float] | None = None
-    for _, (_, meta, emb) in sorted(records.items(), key=lambda r: int(r[1][1]["chunk_index"])):
+    for _, (_, _meta, emb) in sorted(records.items(), key=lambda r: int(r[1][1]["chunk_index"])):
         total = list(emb) if total is None else [a + b for a, b in zip(total, emb, strict=True)]
     assert total is not None
     return total
