@@ -215,6 +215,8 @@ def main() -> int:
                   f"{args.pages / big_s:.3f} pages/s; stages first seen at {seen}; {load_note()}", flush=True)
     finally:
         memory.stop()
+        print("peak RSS MiB so far: " + ", ".join(f"{n} {b / 2**20:.0f}" for n, b in sorted(memory.peak.items())),
+              flush=True)
         stop_stack(stack)
         if fake is not None:
             fake.stop()
