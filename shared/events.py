@@ -131,6 +131,42 @@ class DocumentChunked(EventBase):
     chunk_count: int
 
 
+class ChunkRangeWork(DocumentChunked):
+    """embedder fan-out → embedder range workers: embed chunk range ``range_number`` (1-based, of
+    ``range_count``) of a big document, chunks ``first_chunk``..``last_chunk`` (``chunk_index``,
+    inclusive).
+
+    ``chunks_key`` names the range's own ``ChunkSet`` (those chunks only); ``document_chunks_key``
+    the document's whole one; ``chunk_count`` and ``page_count`` are the document's. ``lang`` and
+    ``title`` are the document's language and title as the fan-out found them over every chunk,
+    so each range writes the metadata and question lines a whole-document run would write.
+    Keyed ``{document_id}:{range_number}``: a document's ranges go round the partitions and hence
+    over the embedder replicas (``shared.kafka.spread_partitioner``).
+    """
+
+    document_chunks_key: str
+    range_number: int
+    range_count: int
+    first_chunk: int
+    last_chunk: int
+    lang: str = ""
+    title: str = ""
+
+
+class ChunkRangeEmbedded(EventBase):
+    """embedder range worker → embedder gatherer: range ``range_number`` (1-based, of
+    ``range_count``) of a big document is embedded and upserted: ``chunk_count`` chunks (with
+    text) whose vectors are in Chroma, recorded at ``result_key`` (written before this event);
+    ``document_chunk_count``: the document's chunks (for its progress)."""
+
+    filename: str
+    range_number: int
+    range_count: int
+    chunk_count: int
+    document_chunk_count: int
+    result_key: str
+
+
 class DocumentIndexed(EventBase):
     """The embedder wrote the document's chunk vectors, question lines and per-language
     statistics to Chroma (``chunk_count`` chunks). Consumers read the document from Chroma."""

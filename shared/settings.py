@@ -162,8 +162,16 @@ class Settings(BaseSettings):
     audit_publish_timeout_s: float = 5.0
     audit_read_timeout_s: float = 15.0
     max_docx_uncompressed_bytes: int = 200 * 1024 * 1024
+    # The parse child's wall-clock limit follows the page count (services/parser/parse.py,
+    # parse_time_limit_s): PARSE_TIMEOUT_S (seconds; all there is before the child has counted
+    # the pages, and for DOCX/TXT) + PARSE_TIMEOUT_PER_PAGE_S per page, at most PARSE_TIMEOUT_MAX_S.
     parse_timeout_s: float = 120.0
+    parse_timeout_per_page_s: float = 2.0
+    parse_timeout_max_s: float = 3600.0
     parse_memory_limit_bytes: int = 2 * 1024 * 1024 * 1024
+    # Directory the parse child writes a document's one-page PDFs and position layers into before
+    # they are uploaded one at a time (a temporary directory per document; empty: the system's).
+    parse_spool_dir: str = ""
     # A PDF page with fewer characters than this per A4-sized area counts as scanned.
     scanned_min_chars_per_page: int = 40
 
@@ -218,6 +226,9 @@ class Settings(BaseSettings):
     # Batches of one document asked for at once (services/embedder/lookahead.py): while one is
     # written to Chroma the next ones are being computed, so the endpoint never waits for a write.
     embedder_batches_ahead: int = 3
+    # A document of more than this many chunks is embedded in ranges of this many chunks that the
+    # embedder replicas share (services/embedder/ranges.py); 0: every document whole.
+    embedder_range_chunks: int = 64
     handler_retry_base_s: float = 0.5
     # How often a stage working on a document asks MinIO whether it was deleted (its manifest
     # gone or a tombstone written): at most once per this many seconds, before writes and

@@ -154,6 +154,40 @@ def chunks_key(document_id: str) -> str:
     return _doc_prefix(document_id) + "chunks.json"
 
 
+def embedding_job_key(document_id: str) -> str:
+    """Key of the embedder's job for a document it embeds in chunk ranges: the
+    ``DocumentChunked`` its fan-out received (the gatherer finishes the document from it)."""
+    return _doc_prefix(document_id) + "embedding/job.json"
+
+
+def chunk_range_key(document_id: str, range_number: int) -> str:
+    """Key of the ``ChunkSet`` of chunk range ``range_number`` (1-based) of a document the
+    embedder embeds in ranges (those chunks only)."""
+    if range_number < 1:
+        raise ValueError("range numbers are 1-based")
+    return f"{_doc_prefix(document_id)}embedding/ranges/{range_number}.json"
+
+
+def range_result_prefix(document_id: str) -> str:
+    """Prefix of the results of a document's embedded chunk ranges (``{prefix}{n}.json``)."""
+    return _doc_prefix(document_id) + "embedding/done/"
+
+
+def range_result_key(document_id: str, range_number: int) -> str:
+    """Key of the result of chunk range ``range_number`` (1-based): written once its vectors
+    are in Chroma, before its ``ChunkRangeEmbedded`` event."""
+    if range_number < 1:
+        raise ValueError("range numbers are 1-based")
+    return f"{range_result_prefix(document_id)}{range_number}.json"
+
+
+def embedding_indexed_key(document_id: str) -> str:
+    """Marker the embedder's gatherer writes after it emitted the ``DocumentIndexed`` of a
+    document embedded in ranges, so later (redelivered or racing) range events do not finish it
+    again."""
+    return _doc_prefix(document_id) + "embedding/indexed"
+
+
 class ObjectStore:
     """Thin wrapper over the MinIO client for one bucket.
 

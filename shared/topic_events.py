@@ -8,6 +8,8 @@ from pydantic import BaseModel
 from shared import topics
 from shared.events import (
     AuditEvent,
+    ChunkRangeEmbedded,
+    ChunkRangeWork,
     DeadLetter,
     DocumentChunked,
     DocumentDeleted,
@@ -31,6 +33,8 @@ TOPIC_EVENTS: dict[str, type[BaseModel]] = {
     topics.TABLE_PAGE_DONE: PageTablesDone,
     topics.TABLES: DocumentTablesDone,
     topics.CHUNKED: DocumentChunked,
+    topics.CHUNK_RANGES: ChunkRangeWork,
+    topics.CHUNK_RANGE_DONE: ChunkRangeEmbedded,
     topics.INDEXED: DocumentIndexed,
     topics.DELETED: DocumentDeleted,
     topics.PROGRESS: ProgressEvent,

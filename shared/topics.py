@@ -27,6 +27,17 @@ TABLES = "legco.documents.tables.v1"
 CHUNKED = "legco.documents.chunked.v1"
 """splitter → embedder: the document's chunks are stored in MinIO."""
 
+CHUNK_RANGES = "legco.embedder.ranges.v1"
+"""embedder fan-out → embedder range workers (consumer group ``embedder-ranges``): a document of
+more than ``EMBEDDER_RANGE_CHUNKS`` chunks as one ``ChunkRangeWork`` per range of that many
+chunks, keyed ``{document_id}:{range_number}`` so the ranges spread over the partitions and
+hence over the embedder replicas."""
+
+CHUNK_RANGE_DONE = "legco.embedder.range-done.v1"
+"""embedder range worker → embedder gatherer (consumer group ``embedder-gather``): one small
+``ChunkRangeEmbedded`` per range, keyed by ``document_id`` so one gatherer sees every range of a
+document; once all are in it writes the document's statistics and emits ``documents.indexed``."""
+
 INDEXED = "legco.documents.indexed.v1"
 """embedder → query: a document's chunk vectors, question lines and language statistics are in
 Chroma (emitted after they were written, so a consumer that reads Chroma on it sees them)."""
@@ -65,7 +76,8 @@ every replica folds the changes in one order. Each replica reads it
 outside any consumer group from the end offsets it found at start (the manifests in MinIO are
 the state before that), so records older than that are never read again: kept one day."""
 
-ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, INDEXED, DELETED,
+ALL_TOPICS: tuple[str, ...] = (UPLOADED, PARSED, TABLE_PAGES, TABLE_PAGE_DONE, TABLES, CHUNKED, CHUNK_RANGES,
+                               CHUNK_RANGE_DONE, INDEXED, DELETED,
                                PROGRESS, DEAD_LETTER, AUDIT, INDEX_REBUILD, INDEX_REBUILT, INDEX_SWITCHED,
                                GATEWAY_REGISTRY)
 

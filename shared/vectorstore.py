@@ -395,11 +395,20 @@ class VectorStore:
         return list(zip(ids, got["documents"] or [""] * len(ids), got["metadatas"] or [{}] * len(ids),
                         strict=False))
 
-    def document_records(self, document_id: str, kind: str = "chunks") -> dict[str, StoredRecord]:
+    def document_records(self, document_id: str, kind: str = "chunks",
+                         ids: list[str] | None = None) -> dict[str, StoredRecord]:
         """Every record of ``document_id`` in collection ``kind`` (``"chunks"`` or
-        ``"questions"``) by id: ``(text, metadata, embedding)`` as stored."""
+        ``"questions"``) by id: ``(text, metadata, embedding)`` as stored; with ``ids``, only
+        those of them (a chunk range of a big document reads its own records, not the whole
+        document's)."""
         coll = self.collection if kind == "chunks" else self.questions
-        got = coll.get(where={"document_id": document_id}, include=["documents", "metadatas", "embeddings"])
+        if ids is not None:
+            if not ids:
+                return {}
+            got = coll.get(ids=ids, where={"document_id": document_id},
+                           include=["documents", "metadatas", "embeddings"])
+        else:
+            got = coll.get(where={"document_id": document_id}, include=["documents", "metadatas", "embeddings"])
         embs = got["embeddings"] if got["embeddings"] is not None else []
         return {i: (doc or "", dict(meta or {}), [float(x) for x in emb])
                 for i, doc, meta, emb in zip(got["ids"], got["documents"] or [], got["metadatas"] or [], embs,

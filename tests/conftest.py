@@ -22,7 +22,9 @@ def stack():
     first use and stopped after the session; see ``tests/infra.py``."""
     from tests.infra import start_stack, stop_stack
 
-    s = start_stack()
+    # LEGCO_TEST_STACK_UPS: times `stack.sh up` is run while a service is slow to become healthy
+    # (a crowded machine); 1 by default
+    s = start_stack(ups=int(os.environ.get("LEGCO_TEST_STACK_UPS", "1")))
     yield s
     if os.environ.get("LEGCO_KEEP_TEST_STACK") != "1":
         stop_stack(s)

@@ -71,6 +71,15 @@ class _Record:
         return got[2]
 
 
+@dataclass(frozen=True)
+class RangePart:
+    """What a chunk range of a big document takes from the whole document (``ranges.py``): its
+    language (``zh``/``en``) and title, found over every chunk; a range writes no statistics."""
+
+    lang: str
+    title: str
+
+
 @dataclass
 class _Planned:
     """A chunk's record and, for a Q&A pair, its question-line record."""
@@ -120,15 +129,22 @@ def _batches(todo: list[_Planned], settings: Settings) -> list[_Batch]:
     return out
 
 
-async def _stored(vectors: VectorStore, doc_id: str) -> tuple[dict[str, StoredRecord], dict[str, StoredRecord]]:
-    chunks = await asyncio.to_thread(vectors.document_records, doc_id, "chunks")
-    questions = await asyncio.to_thread(vectors.document_records, doc_id, "questions") if chunks else {}
+async def _stored(vectors: VectorStore, doc_id: str,
+                  ids: list[str]) -> tuple[dict[str, StoredRecord], dict[str, StoredRecord]]:
+    chunks = await asyncio.to_thread(vectors.document_records, doc_id, "chunks", ids)
+    questions = await asyncio.to_thread(vectors.document_records, doc_id, "questions", ids) if chunks else {}
     return chunks, questions
 
 
 async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: VectorStore,
-                          embed: EmbedFn, settings: Settings, report: Report, check: Check = never_gone) -> int:
+                          embed: EmbedFn, settings: Settings, report: Report, check: Check = never_gone,
+                          part: RangePart | None = None) -> int:
     """Embed and upsert every non-empty chunk of one document; returns the chunk count stored.
+
+    ``part``: the event's chunk set is one chunk range of a big document (``ranges.py``): its
+    chunks get the document's language and title from ``part``, and the document's statistics
+    are left to the gatherer, which finishes the document with a whole run of this function
+    (every chunk then found stored: nothing embedded, the sums taken in chunk order).
 
     Idempotent: ids are ``{document_id}_{chunk_index}`` and written with ``upsert``. Resumable:
     a chunk whose vector (and question-line vector) is already stored with the same text and
@@ -151,10 +167,10 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     chunk_set = ChunkSet.model_validate(await asyncio.to_thread(store.get_json, event.chunks_key))
     chunks = [c for c in chunk_set.chunks if c.text.strip()]
     total = len(chunks)
-    lang = detect_language(" ".join(c.text for c in chunks))
-    title = document_title(chunk_set)
+    lang = part.lang if part else detect_language(" ".join(c.text for c in chunks))
+    title = part.title if part else document_title(chunk_set)
     plans = [_plan(event, chunk_set, c, lang, title, settings.embed_page_overlap) for c in chunks]
-    stored_chunks, stored_questions = await _stored(vectors, doc_id)
+    stored_chunks, stored_questions = await _stored(vectors, doc_id, [p.chunk.id for p in plans])
     vecs: dict[str, list[float]] = {}
     todo: list[_Planned] = []
     for p in plans:
@@ -187,6 +203,8 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
         await report(unit="chunks", pages_done=len(vecs), pages_total=total)
 
     await embed_ahead(batches, embed_batch, write, settings.embedder_batches_ahead)
+    if part is not None:
+        return total
     vec_sum: list[float] | None = None
     for p in plans:  # in chunk order, so a resumed document's sums equal a fresh one's
         e = vecs[p.chunk.id]

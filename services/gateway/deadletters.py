@@ -10,8 +10,9 @@ of ``failed``). The stage then runs the event again as if it had just arrived: e
 idempotent, and the status machine moves the document forward to ``indexed`` once.
 
 What is replayed per document: its latest dead letter (matching ``stage`` when given); for a
-page of the table stage, the latest dead letter of every page of the document (each page is one
-event, and the gatherer waits for all of them). Documents that are deleted, or not ``failed``
+page of the table stage or a chunk range of the embedder, the latest dead letter of every page
+(range) of the document (each is one event, keyed ``{document_id}:{n}``, and the gatherer waits
+for all of them). Documents that are deleted, or not ``failed``
 (already replayed, or indexed since), are skipped with the reason.
 """
 from __future__ import annotations
@@ -34,10 +35,15 @@ from shared.topic_reader import read_topic
 log = logging.getLogger("legco.gateway.deadletters")
 
 STAGE_OF_GROUP = {"parser": "parsing", "tables-fanout": "tables", "tables": "tables", "tables-gather": "tables",
-                  "splitter": "splitting", "embedder": "embedding", "embedder-rebuild": "reindex"}
+                  "splitter": "splitting", "embedder": "embedding", "embedder-ranges": "embedding",
+                  "embedder-gather": "embedding", "embedder-rebuild": "reindex"}
 STAGE_OF_TOPIC = {topics.UPLOADED: "parsing", topics.PARSED: "tables", topics.TABLE_PAGES: "tables",
                   topics.TABLE_PAGE_DONE: "tables", topics.TABLES: "splitting", topics.CHUNKED: "embedding",
+                  topics.CHUNK_RANGES: "embedding", topics.CHUNK_RANGE_DONE: "embedding",
                   topics.INDEX_REBUILD: "reindex"}
+PART_OF_TOPIC = {topics.TABLE_PAGES: "page_number", topics.CHUNK_RANGES: "range_number"}
+"""Topics whose events are parts of a document (a page, a chunk range), each its own event keyed
+``{document_id}:{part}``: the field of the payload that numbers the part."""
 READ_TIMEOUT_S = 15.0  # longest a read of the topic may take before what was read is returned
 
 
@@ -56,10 +62,17 @@ class Letter:
         return STAGE_OF_GROUP.get(e.consumer_group) or STAGE_OF_TOPIC.get(e.source_topic, e.consumer_group)
 
     @property
+    def part(self) -> int | None:
+        """The part a part event numbers (a table-stage page, an embedder chunk range;
+        ``PART_OF_TOPIC``), ``None`` for document events."""
+        field = PART_OF_TOPIC.get(self.event.source_topic)
+        part = self.event.payload.get(field) if field else None
+        return int(part) if isinstance(part, int) else None
+
+    @property
     def page_number(self) -> int | None:
-        """The page of a table-stage page event (``None`` for document events)."""
-        page = self.event.payload.get("page_number") if self.event.source_topic == topics.TABLE_PAGES else None
-        return int(page) if isinstance(page, int) else None
+        """The page of a table-stage page event (``None`` for other events)."""
+        return self.part if self.event.source_topic == topics.TABLE_PAGES else None
 
     def matches(self, stage: str | None) -> bool:
         """True for ``stage`` ``None``, or naming this letter's stage, consumer group or source topic."""
@@ -68,9 +81,9 @@ class Letter:
     @property
     def key(self) -> bytes:
         """The Kafka key its event had on the source topic."""
-        page = self.page_number
+        part = self.part
         doc = self.event.document_id
-        return (f"{doc}:{page}" if page is not None else doc).encode()
+        return (f"{doc}:{part}" if part is not None else doc).encode()
 
 
 async def read_letters(settings: Settings, timeout_s: float = READ_TIMEOUT_S) -> list[Letter]:
@@ -119,18 +132,20 @@ def entries(state: GatewayState, letters: list[Letter], every: bool = False,
 
 def to_replay(letters: list[Letter], stage: str | None) -> list[Letter]:
     """The letters one document's replay republishes (its letters, oldest first): the latest
-    (of ``stage``), and for a table-stage page the latest of each of its pages."""
+    (of ``stage``), and for a part event (a table-stage page, an embedder chunk range) the latest
+    of each of its parts on that topic (the gatherer waits for all of them)."""
     mine = [x for x in letters if x.matches(stage)]
     if not mine:
         return []
     latest = mine[-1]
-    if latest.event.source_topic != topics.TABLE_PAGES:
+    topic = latest.event.source_topic
+    if topic not in PART_OF_TOPIC:
         return [latest]
-    pages: dict[int | None, Letter] = {}
+    parts: dict[int | None, Letter] = {}
     for x in mine:
-        if x.event.source_topic == topics.TABLE_PAGES:
-            pages[x.page_number] = x
-    return sorted(pages.values(), key=lambda x: (x.event.ts, x.offset))
+        if x.event.source_topic == topic:
+            parts[x.part] = x
+    return sorted(parts.values(), key=lambda x: (x.event.ts, x.offset))
 
 
 async def replay(state: GatewayState, request: ReplayRequest) -> ReplayResponse:

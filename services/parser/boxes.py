@@ -13,7 +13,7 @@ text, ~4 KB of JSON per page).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -131,12 +131,17 @@ def extract_page_boxes(data: bytes) -> dict[int, PageBoxes]:
     """The position layer of every page of the PDF in ``data`` that has text, by 1-based page
     number. A PDF PDFium cannot read gives ``{}`` (the layer is an aid: no highlights, no
     failure); so does a page it cannot load."""
+    return dict(iter_page_boxes(data))
+
+
+def iter_page_boxes(data: bytes) -> Iterator[tuple[int, PageBoxes]]:
+    """``extract_page_boxes`` one page at a time: ``(1-based page, PageBoxes)`` for each page
+    with text, in page order, so a caller that writes each layer away holds one at a time."""
     try:
         doc = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as e:
         log.info("no position layer: %s", e)
-        return {}
-    out: dict[int, PageBoxes] = {}
+        return
     try:
         for i in range(len(doc)):
             try:
@@ -149,7 +154,6 @@ def extract_page_boxes(data: bytes) -> dict[int, PageBoxes]:
             finally:
                 page.close()
             if boxes.lines:
-                out[i + 1] = boxes
+                yield i + 1, boxes
     finally:
         doc.close()
-    return out

@@ -1,6 +1,7 @@
 """What the parser stage does with one ``DocumentUploaded``: read the original from MinIO, parse
-it in the isolated child process, store the one-page PDFs, the pages' text-position layers and
-the page texts, and describe the result as a ``DocumentParsed``. Clients, the progress callback
+it in the isolated child process (its time limit follows the page count), store the one-page
+PDFs and the pages' text-position layers (streamed from the child's spool directory, one file at
+a time) and the page texts, and describe the result as a ``DocumentParsed``. Clients, the progress callback
 and the deletion check are handed in (see ``services/parser/main.py``), so tests call this with
 real or fake ones.
 
@@ -11,11 +12,14 @@ A document deleted meanwhile stops the work within about a second: the parse chi
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from services.parser.isolation import Cancelled
-from services.parser.parse import ParseOutput, parse_document_isolated
+from services.parser.parse import SpooledParse, parse_spooled_isolated
 from services.parser.pdf import format_pages
+from services.parser.spool import page_boxes_path, page_pdf_path
 from shared import storage, topics
 from shared.deletion import Check, DeletionCheck, never_gone
 from shared.errors import DocumentError, DocumentGone
@@ -54,6 +58,10 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
                           report: Report, check: Check = never_gone) -> DocumentParsed:
     """Parse one uploaded document and store its pages.
 
+    The parse child writes the one-page PDFs and the position layers into a temporary spool
+    directory (``spool.py``); they are uploaded from there one file at a time, each file removed
+    once stored, so the service holds one page at a time whatever the page count.
+
     Idempotent: a redelivered event overwrites the same objects
     (``documents/{id}/pages/{n}.pdf``, ``documents/{id}/parsed/boxes/{n}.json``, n 1-based, and
     ``documents/{id}/parsed/pages.json``, written last).
@@ -70,20 +78,24 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         data = await asyncio.to_thread(store.get_bytes, event.object_key)
     except KeyError:
         raise DocumentError("The uploaded file is no longer in storage.", "missing") from None
-    out = await _parse(data, event, settings, check)
-    parsed = out.parsed
-    # with the vision path on, the table stage reads scanned pages
-    vision_reads_scans = settings.vision_active and settings.splitter_input_topic != topics.PARSED
-    check_scanned(parsed.pages, parsed.page_count, vision_reads_scans)
-    total = parsed.page_count
-    for i, (n, pdf) in enumerate(sorted(out.page_pdfs.items()), start=1):
-        await check()
-        await asyncio.to_thread(store.put_bytes, storage.page_pdf_key(doc_id, n), pdf, "application/pdf")
-        if i % PROGRESS_EVERY == 0 or i == total:
-            await report(pages_done=i, pages_total=total)
-    for n, boxes in sorted(out.page_boxes.items()):
-        await check()
-        await asyncio.to_thread(store.put_json, storage.page_boxes_key(doc_id, n), boxes)
+    with tempfile.TemporaryDirectory(prefix="legco-parse-", dir=settings.parse_spool_dir or None) as spool_dir:
+        out = await _parse(data, event, settings, check, spool_dir)
+        del data
+        parsed = out.parsed
+        # with the vision path on, the table stage reads scanned pages
+        vision_reads_scans = settings.vision_active and settings.splitter_input_topic != topics.PARSED
+        check_scanned(parsed.pages, parsed.page_count, vision_reads_scans)
+        total = parsed.page_count
+        for i, n in enumerate(out.pdf_pages, start=1):
+            await check()
+            await asyncio.to_thread(_upload, store, storage.page_pdf_key(doc_id, n),
+                                    page_pdf_path(spool_dir, n), "application/pdf")
+            if i % PROGRESS_EVERY == 0 or i == total:
+                await report(pages_done=i, pages_total=total)
+        for n in out.box_pages:
+            await check()
+            await asyncio.to_thread(_upload, store, storage.page_boxes_key(doc_id, n),
+                                    page_boxes_path(spool_dir, n), "application/json")
     await check(force=True)
     await asyncio.to_thread(store.put_json, storage.pages_key(doc_id), parsed)
     PAGES.labels("parsing", event.department).inc(total)
@@ -95,25 +107,34 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         document_id=doc_id, department=event.department, visibility=event.visibility, filename=event.filename,
         strategy=event.strategy, file_type=parsed.file_type, page_count=total,
         pages_key=storage.pages_key(doc_id),
-        page_pdf_prefix=storage.page_pdf_prefix(doc_id) if out.page_pdfs else None,
-        boxes_prefix=storage.page_boxes_prefix(doc_id) if out.page_boxes else None,
+        page_pdf_prefix=storage.page_pdf_prefix(doc_id) if out.pdf_pages else None,
+        boxes_prefix=storage.page_boxes_prefix(doc_id) if out.box_pages else None,
         scanned_pages=scanned, warnings=warnings)
 
 
-async def _parse(data: bytes, event: DocumentUploaded, settings: Settings, check: Check) -> ParseOutput:
-    """The isolated parse, its child killed as soon as a background check finds the document
-    deleted (``check`` is a ``DeletionCheck``; any other check is only asked afterwards).
+def _upload(store: ObjectStore, key: str, path: Path, content_type: str) -> None:
+    """Store one spooled file at ``key`` and remove it (blocking; one page in memory)."""
+    store.put_bytes(key, path.read_bytes(), content_type)
+    path.unlink()
+
+
+async def _parse(data: bytes, event: DocumentUploaded, settings: Settings, check: Check,
+                 spool_dir: str) -> SpooledParse:
+    """The isolated parse into ``spool_dir``, its child killed as soon as a background check
+    finds the document deleted (``check`` is a ``DeletionCheck``; any other check is only asked
+    afterwards).
 
     Raises:
-        DocumentGone: deleted while it was parsed; DocumentError: as ``parse_document_isolated``.
+        DocumentGone: deleted while it was parsed; DocumentError: as ``parse_spooled_isolated``.
     """
     if not isinstance(check, DeletionCheck):
-        out = await asyncio.to_thread(parse_document_isolated, data, event.filename, event.document_id, settings)
+        out = await asyncio.to_thread(parse_spooled_isolated, data, event.filename, event.document_id, settings,
+                                      spool_dir)
         await check(force=True)
         return out
     async with check.watching() as gone:
         try:
-            return await asyncio.to_thread(parse_document_isolated, data, event.filename, event.document_id,
-                                           settings, gone)
+            return await asyncio.to_thread(parse_spooled_isolated, data, event.filename, event.document_id,
+                                           settings, spool_dir, gone)
         except Cancelled:
             raise DocumentGone(event.document_id) from None

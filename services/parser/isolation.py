@@ -28,6 +28,10 @@ T = TypeVar("T")
 _CANCEL_POLL_S = 0.25  # how often a cancellable run looks at its cancel event
 
 
+TimeLimit = Callable[[], tuple[float, str]]
+"""Asked while the child runs: ``(seconds allowed from the child's start, a note for the reason)``."""
+
+
 class Cancelled(Exception):
     """``run_isolated`` was cancelled (its ``cancel`` event set); the child was killed."""
 
@@ -82,6 +86,7 @@ def run_isolated(
     timeout_s: float,
     memory_limit_bytes: int | None,
     cancel: threading.Event | None = None,
+    time_limit: TimeLimit | None = None,
 ) -> T:
     """Run ``func(*args)`` in a child process and return its result.
 
@@ -91,6 +96,9 @@ def run_isolated(
         memory_limit_bytes: ``RLIMIT_AS`` for the child in bytes (None/0: no limit).
         cancel: when set while the child runs (looked at every 0.25 s), the child is killed
             and ``Cancelled`` raised (the document was deleted meanwhile).
+        time_limit: when given, asked every 0.25 s for the current limit, ``(seconds, note)``,
+            which replaces ``timeout_s`` (the parser's grows once the child has counted the
+            pages); ``note`` (e.g. ``"the limit for its 1200 pages"``) goes into the reason.
 
     Raises:
         DocumentError: re-raised from the child; code ``timeout`` when the limit is hit (the
@@ -113,7 +121,7 @@ def run_isolated(
             stdout=subprocess.PIPE,
             stderr=err_file,
         )
-        out = _communicate(proc, timeout_s, cancel)
+        out = _communicate(proc, timeout_s, cancel, time_limit)
         err_file.seek(max(0, err_file.seek(0, os.SEEK_END) - _STDERR_TAIL_BYTES))
         err = err_file.read()
     try:
@@ -143,30 +151,39 @@ def run_isolated(
     raise RuntimeError(f"parser child failed: {message[1]}")
 
 
-def _communicate(proc: subprocess.Popen[bytes], timeout_s: float, cancel: threading.Event | None = None) -> bytes:
-    """Return the child's stdout; kill it after ``timeout_s`` seconds, or as soon as ``cancel``
-    is set (``Cancelled``). ``communicate`` may be called again after its own timeout without
-    losing output, so a cancellable run waits in short slices."""
-    deadline = time.monotonic() + timeout_s
+def _communicate(proc: subprocess.Popen[bytes], timeout_s: float, cancel: threading.Event | None = None,
+                 time_limit: TimeLimit | None = None) -> bytes:
+    """Return the child's stdout; kill it after ``timeout_s`` seconds (or the limit
+    ``time_limit`` gives at that moment), or as soon as ``cancel`` is set (``Cancelled``).
+    ``communicate`` may be called again after its own timeout without losing output, so a
+    cancellable or growing run waits in short slices."""
+    start = time.monotonic()
+    limit, note = timeout_s, ""
     try:
         out: bytes
-        if cancel is None:
+        if cancel is None and time_limit is None:
             out, _ = proc.communicate(timeout=timeout_s)
             return out
         while True:
+            if time_limit is not None:
+                limit, note = time_limit()
+            left = start + limit - time.monotonic()
             try:
-                out, _ = proc.communicate(timeout=max(0.0, min(_CANCEL_POLL_S, deadline - time.monotonic())))
+                out, _ = proc.communicate(timeout=max(0.0, min(_CANCEL_POLL_S, left)))
                 return out
             except subprocess.TimeoutExpired:
-                if cancel.is_set():
+                if cancel is not None and cancel.is_set():
                     raise Cancelled from None
-                if time.monotonic() >= deadline:
+                if time_limit is not None:
+                    limit, note = time_limit()
+                if time.monotonic() >= start + limit:
                     raise
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
+        which = f" ({note})" if note else ""
         raise DocumentError(
-            f"Reading the file took longer than {_limit_text(timeout_s)}; the file is probably "
+            f"Reading the file took longer than {_limit_text(limit)}{which}; the file is probably "
             "corrupt or far too complex. Try saving it again (e.g. print to PDF) and re-upload.",
             code="timeout",
         ) from None
@@ -174,4 +191,3 @@ def _communicate(proc: subprocess.Popen[bytes], timeout_s: float, cancel: thread
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-

@@ -16,11 +16,8 @@ from shared.errors import DocumentError
 from shared.models import PageText
 from shared.settings import Settings
 
-from .pdf_backends import NO_PAGES_REASON, PDFIUM, PYPDF, Backend, RawPage
+from .pdf_backends import A4_AREA_PT2, NO_PAGES_REASON, PDFIUM, PYPDF, Backend, RawPage, read_pypdf
 from .textquality import count_visible_chars, garble_score, normalise_text, strip_control_chars
-
-#: Area of an A4 page in PDF points (595.276 x 841.89 pt); scan threshold is per A4 area.
-A4_AREA_PT2 = 595.276 * 841.89
 
 
 @dataclass
@@ -85,10 +82,11 @@ class _Fallback:
         return self._pages[number - 1]
 
 
-def _read_primary(data: bytes) -> tuple[list[RawPage], Backend, Backend | None]:
-    """Read with pypdf, or with pypdfium2 when pypdf cannot open the file."""
+def _read_primary(data: bytes, settings: Settings) -> tuple[list[RawPage], Backend, Backend | None]:
+    """Read with pypdf, or with pypdfium2 when pypdf cannot open the file. pypdf lists the images
+    of low-text pages only (the scan test asks no other page)."""
     try:
-        return PYPDF.read(data), PYPDF, PDFIUM
+        return read_pypdf(data, settings.scanned_min_chars_per_page), PYPDF, PDFIUM
     except DocumentError as exc:
         if exc.code == "encrypted":
             raise
@@ -195,7 +193,7 @@ def extract_pdf_text(data: bytes, settings: Settings) -> PdfText:
         DocumentError: ``encrypted`` (needs a password), ``corrupt`` (neither library can
             open it), ``no_pages`` (zero pages).
     """
-    raw_pages, primary, fallback_backend = _read_primary(data)
+    raw_pages, primary, fallback_backend = _read_primary(data, settings)
     if not raw_pages:
         raise DocumentError(NO_PAGES_REASON, code="no_pages")
     fallback = _Fallback(fallback_backend, data) if fallback_backend else None

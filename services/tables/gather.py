@@ -1,24 +1,21 @@
 """The table stage's gatherer: joins a PDF's pages again once every page is done.
 
-Page-done events are keyed by document, so one gatherer (consumer group ``tables-gather``)
-sees all pages of a document. It keeps, per document in flight, the set of pages done in
-memory (:class:`GatherState`). Only for a document it does not know — its first page, or the
-first event after a restart or a partition rebalance — does it list the stored page results,
-once, to seed that set; afterwards each event only adds its page. When the set is complete,
-:func:`finish_document` reads the N page results by their keys, attaches the tables
-(``assemble.apply_page_results``: tables continued over a page break merged, vision answers
-put in place of pdfplumber's), stores the annotated ``ParsedDocument`` and describes it as one
-``DocumentTablesDone``; :func:`mark_gathered` then writes a done-marker so late or redelivered
-page events of that document do nothing. Per document: one list call (plus one per restart or
-rebalance), N gets, a few puts.
+Page-done events are keyed by document, so one gatherer (consumer group ``tables-gather``) sees
+all pages of a document. It keeps, per document in flight, the set of pages done in memory
+(``shared.gather.GatherState``, which the embedder's gatherer of chunk ranges uses too). Only
+for a document it does not know — its first page, or the first event after a restart or a
+partition rebalance — does it list the stored page results, once, to seed that set; afterwards
+each event only adds its page. When the set is complete, :func:`finish_document` reads the N
+page results by their keys, attaches the tables (``assemble.apply_page_results``: tables
+continued over a page break merged, vision answers put in place of pdfplumber's), stores the
+annotated ``ParsedDocument`` and describes it as one ``DocumentTablesDone``;
+:func:`mark_gathered` then writes a done-marker so late or redelivered page events of that
+document do nothing. Per document: one list call (plus one per restart or rebalance), N gets, a
+few puts.
 """
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
-from collections.abc import Callable
-
-from aiokafka import ConsumerRebalanceListener, TopicPartition
 
 from services.tables.assemble import apply_page_results
 from services.tables.handle import tables_done
@@ -26,61 +23,9 @@ from services.tables.page_result import PageResult
 from shared import storage
 from shared.deletion import Check, never_gone
 from shared.events import DocumentParsed, DocumentTablesDone, PageTablesDone
+from shared.gather import ForgetOnRebalance, GatherState
 from shared.models import ParsedDocument
 from shared.storage import ObjectStore
-
-
-class GatherState:
-    """Pages done (1-based numbers) per document in flight on this gatherer, in memory.
-
-    Bounded (``max_documents``, least recently used dropped first): a dropped or unknown
-    document is simply seeded again from the stored page results.
-    """
-
-    def __init__(self, max_documents: int = 1000) -> None:
-        self.max_documents = max_documents
-        self._done: OrderedDict[str, set[int]] = OrderedDict()
-
-    def pages(self, document_id: str) -> set[int] | None:
-        """The pages known done, or ``None`` for a document this gatherer does not know."""
-        done = self._done.get(document_id)
-        if done is not None:
-            self._done.move_to_end(document_id)
-        return done
-
-    def seed(self, document_id: str, pages: set[int]) -> set[int]:
-        """Start tracking a document with the pages found stored; returns its set."""
-        self._done[document_id] = pages
-        while len(self._done) > self.max_documents:
-            self._done.popitem(last=False)
-        return pages
-
-    def forget(self, document_id: str) -> None:
-        """Stop tracking a document (gathered)."""
-        self._done.pop(document_id, None)
-
-    def forget_all(self) -> None:
-        """Drop every document (after a rebalance the sets may be stale: another gatherer may
-        have seen some of their pages meanwhile)."""
-        self._done.clear()
-
-
-class ForgetOnRebalance(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka has no type hints
-    """Kafka rebalance listener of the gatherer's subscription: any change in the partitions
-    this process owns clears its :class:`GatherState` (documents are re-seeded by listing).
-
-    Args:
-        state: returns the state to clear (looked up when the rebalance happens).
-    """
-
-    def __init__(self, state: Callable[[], GatherState]) -> None:
-        self._state = state
-
-    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        self._state().forget_all()
-
-    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        self._state().forget_all()
 
 
 def stored_pages(store: ObjectStore, document_id: str) -> set[int]:
@@ -135,3 +80,6 @@ async def mark_gathered(store: ObjectStore, state: GatherState, document_id: str
     finally:
         state.forget(document_id)
     await asyncio.to_thread(store.put_bytes, storage.tables_done_key(document_id), b"done")
+
+
+__all__ = ["ForgetOnRebalance", "GatherState", "finish_document", "gather_page", "mark_gathered", "stored_pages"]

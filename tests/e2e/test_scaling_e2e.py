@@ -22,8 +22,9 @@ from tests.e2e.helpers import upload, wait_terminal
 from tests.faults import small_papers
 
 TWO = {"PARSER_WORKERS": "2", "VISION_WORKERS": "2", "SPLITTER_WORKERS": "2", "EMBEDDER_WORKERS": "2"}
-GROUPS = ("parser", "tables-fanout", "tables", "tables-gather", "splitter", "embedder", "embedder-rebuild")
-"""The consumer groups of the worker stages (the table stage has three, the embedder two)."""
+GROUPS = ("parser", "tables-fanout", "tables", "tables-gather", "splitter", "embedder", "embedder-ranges",
+          "embedder-gather", "embedder-rebuild")
+"""The consumer groups of the worker stages (the table stage has three, the embedder four)."""
 
 WORK = {  # per stage, a counter of its replicas' /metrics that only that stage's own work raises
     "parser": r'legco_documents_total\{department="[^"]*",outcome="ok",stage="parsing"\}',

@@ -49,7 +49,7 @@ def test_served_document_has_every_topic_and_event_model(served: dict[str, Any])
     addresses = {c["address"] for c in served["channels"].values()}
     assert addresses == set(topics.ALL_TOPICS)
     models = event_models()
-    assert len(models) == 15
+    assert len(models) == 17
     assert models <= set(served["components"]["schemas"])
     ops = operations(served)
     for topic in topics.ALL_TOPICS:  # each topic is published and read, with its own model

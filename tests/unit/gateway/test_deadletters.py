@@ -12,7 +12,7 @@ from services.gateway import deadletters
 from services.gateway.deadletters import Letter
 from services.gateway.registry import apply_progress
 from shared import topics
-from shared.events import DeadLetter, DocumentChunked, PageWork, ProgressEvent
+from shared.events import ChunkRangeWork, DeadLetter, DocumentChunked, PageWork, ProgressEvent
 from tests.unit.gateway.test_departments import A_MEMBER, A_READER, MISSING, Stack
 from tests.unit.gateway.test_gateway_contract import ADMIN_KEY
 
@@ -46,6 +46,17 @@ def page_letter(doc_id: str, page: int, offset: int) -> Letter:
     return Letter(DeadLetter(document_id=doc_id, department="dept-a", source_topic=topics.TABLE_PAGES,
                              consumer_group="tables", error_type="RuntimeError", attempts=3, reason="boom",
                              payload=work.model_dump(mode="json"), ts=f"2026-12-01T10:00:0{page}+00:00"), 1, offset)
+
+
+def range_letter(doc_id: str, number: int, offset: int) -> Letter:
+    work = ChunkRangeWork(document_id=doc_id, department="dept-a", filename="a.pdf", strategy="token",
+                          strategy_used="token", file_type="pdf", page_count=300, chunk_count=200,
+                          chunks_key=f"documents/{doc_id}/embedding/ranges/{number}.json",
+                          document_chunks_key=f"documents/{doc_id}/chunks.json", range_number=number, range_count=4,
+                          first_chunk=(number - 1) * 64, last_chunk=min(number * 64, 200) - 1)
+    return Letter(DeadLetter(document_id=doc_id, department="dept-a", source_topic=topics.CHUNK_RANGES,
+                             consumer_group="embedder-ranges", error_type="RuntimeError", attempts=3, reason="boom",
+                             payload=work.model_dump(mode="json"), ts=f"2026-12-01T10:00:0{number}+00:00"), 2, offset)
 
 
 @pytest.fixture
@@ -137,6 +148,18 @@ def test_replay_all_and_by_stage(st: Stack) -> None:
     sent = [(t, k) for _, t, k in st.state.broker.sent]
     assert sorted(sent) == [(topics.TABLE_PAGES, f"{st.a}:2".encode()), (topics.TABLE_PAGES, f"{st.a}:3".encode())]
     assert st.gw.registry.records[st.b].status == "failed"
+
+
+def test_replay_of_a_ranged_document_republishes_every_dead_range_with_its_key(st: Stack) -> None:
+    fail(st, st.a)
+    st.letters += [range_letter(st.a, 1, 0), range_letter(st.a, 3, 1), range_letter(st.a, 1, 2)]
+    listed = st.client(ADMIN_KEY).get("/api/v1/deadletters").json()["deadletters"]
+    assert [(d["stage"], d["page_number"]) for d in listed] == [("embedding", None)]
+    body = st.client(ADMIN_KEY).post("/api/v1/deadletters/replay", json={"document_ids": [st.a]}).json()
+    assert body["documents"][0]["replayed"] == 2 and body["documents"][0]["stage"] == "embedding"
+    sent = [(t, k, ChunkRangeWork.model_validate(p).range_number) for p, t, k in st.state.broker.sent]
+    assert sorted(sent) == [(topics.CHUNK_RANGES, f"{st.a}:1".encode(), 1),
+                            (topics.CHUNK_RANGES, f"{st.a}:3".encode(), 3)]
 
 
 def test_replay_of_an_unknown_document_is_404_and_a_bare_request_400(st: Stack) -> None:

@@ -134,7 +134,8 @@ def test_the_stage_stores_one_layer_per_page_and_names_them_in_its_event(corpus)
     assert parsed.boxes_prefix == storage.page_boxes_prefix(DOC) == f"documents/{DOC}/parsed/boxes/"
     keys = sorted(k for k in store.objects if k.startswith(parsed.boxes_prefix))
     assert keys == sorted(storage.page_boxes_key(DOC, n) for n in range(1, 14))
-    assert store.objects[storage.page_boxes_key(DOC, 3)].page == 3
+    # stored as the JSON bytes put_json writes (uploaded from the parse child's spool directory)
+    assert PageBoxes.model_validate_json(store.objects[storage.page_boxes_key(DOC, 3)]).page == 3
     # everything the stage wrote lives under the document's prefix: a delete leaves nothing
     store.delete_document(DOC)
     assert list(store.objects) == ["k"]
