@@ -140,8 +140,8 @@ async def test_ranges_end_in_one_indexed_with_every_chunk_once_and_exact_statist
 
 async def test_a_range_that_fails_part_way_resumes_at_its_first_chunk_not_stored(embedder, settings):
     store, vectors = embedder.stage.client("store"), embedder.stage.client("vectors")
-    # range 1 (5 chunks of ~160 tokens, batches of <= 500 tokens): chunks 0-2, their questions,
-    # then chunks 3-4 -- request 3 fails; the retry skips chunks 0-2 and embeds 3-4
+    # range 1 (5 chunks of ~160 tokens, each with its question line in its batch, batches of
+    # <= 500 tokens): request 3 fails; the retry skips the chunks stored and embeds the rest
     endpoint = Endpoint(settings, fail_at=3)
     use(embedder, endpoint)
     event = document(store)
@@ -149,7 +149,11 @@ async def test_a_range_that_fails_part_way_resumes_at_its_first_chunk_not_stored
         await br.publish(event, topics.CHUNKED)
         assert embedder.stage.pubs.output.mock.call_count == 1
         embedder.stage.pubs.dead_letter.mock.assert_not_called()
-    assert endpoint.requests > 3 and len(endpoint.texts) == 24                 # nothing embedded twice
+    # requests take texts across batch boundaries (FairBatcher), so the failed request also fails
+    # the batch whose head went in the request before it: those texts (at most one batch, <= 4
+    # texts here) are embedded again; nothing of a batch that was stored is
+    twice = [t for t in set(endpoint.texts) if endpoint.texts.count(t) > 1]
+    assert endpoint.requests > 3 and 24 <= len(endpoint.texts) <= 24 + 4 and len(twice) <= 4
     assert vectors.count_document(event.document_id) == 12
     assert vectors.document_stats(event.document_id)["zh"][1] == 12
     vectors.delete_document(event.document_id)
