@@ -18,6 +18,7 @@ from fastapi import FastAPI
 from services.query import routes
 from services.query.follow import Follower, subscribe
 from services.query.keyword_index import KeywordIndex
+from services.query.keyword_store import open_store
 from services.query.langbias import LanguageMeans
 from services.query.lexicon import Lexicon
 from services.query.scoring import ScoringParams
@@ -48,7 +49,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         embedder = EmbeddingClient(settings, base_url=settings.query_embeddings_base_url or None)
         state = QueryState(settings=settings, vectors=VectorStore(settings), embedder=embedder,
                            cache=VectorCache(), means=LanguageMeans(), params=ScoringParams.from_settings(settings),
-                           keywords=KeywordIndex(Lexicon.from_lines([])))
+                           keywords=KeywordIndex(Lexicon.from_lines([]),
+                                                 open_store(settings.query_index_dir, settings.query_instance)))
 
         def follow_model(generation: IndexGeneration) -> None:
             """Questions are embedded with the model the current generation was built with; a new

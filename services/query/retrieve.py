@@ -182,7 +182,7 @@ def gather_candidates(vectors: VectorStore, query_vecs: QueryVectors, n: int,
 
 def keyword_candidates(hits: KeywordHits, n: int) -> list[str]:
     """The ids of the ``n`` best keyword matches, best first."""
-    return [cid for cid, _ in sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]]
+    return hits.top(n)
 
 
 @dataclass

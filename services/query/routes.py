@@ -24,8 +24,8 @@ async def healthz(state: StateDep) -> dict[str, Any]:
     """Liveness, and what the keyword index holds (documents, chunks)."""
     kw = state.keywords
     return {"status": "ok", "llm": state.settings.llm_enabled,
-            "keyword_index": {"ready": state.keywords_ready, "documents": len(kw.document_ids),
-                              "chunks": len(kw.snapshot.ids)}}
+            "keyword_index": {"ready": state.keywords_ready, "documents": kw.document_count,
+                              "chunks": kw.chunk_count}}
 
 
 @router.post("/api/v1/query", response_model=QueryResponse)
