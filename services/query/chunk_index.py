@@ -36,6 +36,7 @@ from shared.scope import DEFAULT_DEPARTMENT, SHARED, Scope
 K1 = 1.5
 B = 0.75
 ORDER_SHIFT = 32  # order key = document sequence << 32 | position within the document
+DEAD_SLACK = 16  # a term's dead postings are dropped once they outnumber its live ones by this many
 
 
 @dataclass(frozen=True)
@@ -417,7 +418,7 @@ class ChunkIndex:
         df, used = self._df.view(), self._used.view()
         df[terms] -= 1
         alive = self._alive.view()
-        for tid in terms[(used[terms] - df[terms]) * 2 > used[terms] + 16].tolist():
+        for tid in terms[(used[terms] - df[terms]) - df[terms] > DEAD_SLACK].tolist():
             n = int(used[tid])
             live = alive[self._post_rows[tid][:n]]
             self._post_rows[tid] = self._post_rows[tid][:n][live].copy()
