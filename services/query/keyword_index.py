@@ -248,6 +248,7 @@ class KeywordIndex:
         self.terms = TermTable()
         self._index = ChunkIndex(self.terms)
         self._write = threading.Lock()
+        self.loaded_from: str | None = None  # "file" (restored) or "chroma" (scanned): /healthz
 
     # --- building ---------------------------------------------------------------------
     def _prepare(self, records: Iterable[Record]) -> Iterator[ChunkTokens]:
@@ -276,6 +277,7 @@ class KeywordIndex:
             fresh = ChunkIndex(self.terms)
             fresh.bulk((d, seq, list(enumerate(chunks))) for seq, (d, chunks) in enumerate(by_doc.items()))
             self._index = fresh
+            self.loaded_from = "chroma"
             self._save(lambda store: store.save_all(fresh))
         log.info("keyword index: %d chunks of %d documents loaded in %.2f s", fresh.chunk_count,
                  fresh.document_count, time.perf_counter() - start)
@@ -295,6 +297,7 @@ class KeywordIndex:
                 log.exception("keyword index file %s cannot be read; loading from Chroma", self.store.path)
                 return False
             self._index = fresh
+            self.loaded_from = "file"
         log.info("keyword index: %d chunks of %d documents restored from %s in %.2f s", fresh.chunk_count,
                  fresh.document_count, self.store.path, time.perf_counter() - start)
         return True

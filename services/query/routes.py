@@ -21,11 +21,12 @@ router = APIRouter()
 
 @router.get("/healthz")
 async def healthz(state: StateDep) -> dict[str, Any]:
-    """Liveness, and what the keyword index holds (documents, chunks)."""
+    """Liveness, and what the keyword index holds (documents, chunks) and where it was loaded
+    from at start (``file``: its saved copy; ``chroma``: a scan)."""
     kw = state.keywords
     return {"status": "ok", "llm": state.settings.llm_enabled,
             "keyword_index": {"ready": state.keywords_ready, "documents": kw.document_count,
-                              "chunks": kw.chunk_count}}
+                              "chunks": kw.chunk_count, "loaded_from": kw.loaded_from}}
 
 
 @router.post("/api/v1/query", response_model=QueryResponse)
