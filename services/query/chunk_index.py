@@ -80,6 +80,9 @@ class Interner:
         """The code of ``value``; ``None`` when it was never seen."""
         return self._codes.get(value)
 
+    def __len__(self) -> int:
+        return len(self._codes)
+
 
 RowFilter = Callable[[np.ndarray], np.ndarray]
 """Rows (``int`` array) → which of them pass (``bool`` array of the same length)."""
@@ -144,11 +147,20 @@ class ChunkIndex:
         rows = np.flatnonzero(self._alive.view())
         return rows[np.argsort(self._order.view()[rows], kind="stable")]
 
+    @property
+    def rows(self) -> int:
+        """Rows ever taken in (live and dead): the length of an array over the rows."""
+        return len(self._ids)
+
     def chunk_id(self, row: int) -> str:
         """The id of a live row."""
         cid = self._ids[row]
         assert cid is not None
         return cid
+
+    def id_at(self, row: int) -> str | None:
+        """The id of a row (``None``: removed since)."""
+        return self._ids[row]
 
     def meta(self, row: int) -> dict[str, Any]:
         """The metadata of a live row."""
@@ -218,19 +230,18 @@ class ChunkIndex:
             return None
         tests: list[RowFilter] = []
         if document_ids:
-            docs = np.array([c for d in document_ids if (c := self._doc_codes.get(d)) is not None], dtype=np.int32)
-            tests.append(lambda r: np.isin(self._doc.view()[r], docs))
+            tests.append(_among(self._doc, self._doc_codes, document_ids))
         if strategy:
-            tests.append(_equals(self._strategy, self._strategies.get(strategy)))
+            tests.append(_among(self._strategy, self._strategies, [strategy]))
         if topic_section:
-            tests.append(_equals(self._topic, self._topics.get(topic_section)))
+            tests.append(_among(self._topic, self._topics, [topic_section]))
         if departments is not None:
-            codes = np.array([c for d in departments if (c := self._depts.get(d)) is not None], dtype=np.int32)
-            tests.append(lambda r: self._shared.view()[r] | np.isin(self._dept.view()[r], codes))
+            in_scope = _among(self._dept, self._depts, departments)
+            tests.append(lambda r: self._shared.view()[r] | in_scope(r))
 
         def passes(rows: np.ndarray) -> np.ndarray:
-            ok = np.ones(len(rows), dtype=bool)
-            for test in tests:
+            ok = tests[0](rows)
+            for test in tests[1:]:
                 ok &= test(rows)
             return ok
         return passes
@@ -475,8 +486,9 @@ class ChunkIndex:
                 self._gazetteer_in(doc_id, doc)
 
 
-def _equals(column: Growable, code: int | None) -> RowFilter:
-    """A filter: the rows whose ``column`` holds ``code`` (none when the value was never seen)."""
-    if code is None:
-        return lambda r: np.zeros(len(r), dtype=bool)
-    return lambda r: column.view()[r] == code
+def _among(column: Growable, codes: Interner, values: Iterable[Any]) -> RowFilter:
+    """A filter: the rows whose ``column`` holds the code of one of ``values`` (a look-up table
+    over the codes, so testing a row costs two array reads)."""
+    table = np.zeros(len(codes), dtype=bool)  # read under the read lock: no code is added meanwhile
+    table[[c for v in values if (c := codes.get(v)) is not None]] = True
+    return lambda rows: np.asarray(table[column.view()[rows]])

@@ -119,6 +119,11 @@ def document_name_terms(first_chunk: str) -> DocumentName:
     return DocumentName(frozenset(terms), parts)
 
 
+def _outside(ids: np.ndarray, key_ids: np.ndarray) -> np.ndarray:
+    """The ``ids`` that are not among ``key_ids`` (a name's few terms)."""
+    return ids[~np.isin(ids, key_ids)] if len(key_ids) else ids
+
+
 def _is_cjk(term: str) -> bool:
     return bool(_CJK.match(term))
 
@@ -138,17 +143,16 @@ class EntityMatch:
 
 @dataclass
 class _Group:
-    """Documents with one name (renditions of one paper): the name's term ids, how many of the
-    group's documents hold each body term (sorted ids, counts) and the group's terms (body ∪
-    name, sorted ids)."""
+    """Documents with one name (renditions of one paper): the name's term ids (sorted), the body
+    terms some of its documents hold (sorted ids) with how many hold each, and how many of the
+    group's terms (body ∪ name) are Chinese / not."""
 
     key_ids: np.ndarray
     docs: dict[str, None]
     ids: np.ndarray
     counts: np.ndarray
-    every: np.ndarray
-    cjk: bool = False
-    latin: bool = False
+    cjk: int = 0
+    latin: int = 0
 
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int32)
@@ -195,30 +199,40 @@ class Gazetteer:
     # --- changes --------------------------------------------------------------------------
     def add(self, document_id: str, name: DocumentName, body: np.ndarray = _EMPTY_IDS) -> None:
         """Take in a document's ``name`` and ``body`` (sorted unique term ids of its text, in
-        :attr:`terms`). A document already held is replaced (its old body is needed for that:
-        call :meth:`remove` first when it changed)."""
+        :attr:`terms`). Costs the body's terms (a binary search each in its group's terms), not
+        the group's or the collection's. A document already held must be removed first.
+
+        Raises:
+            ValueError: the document is held already.
+        """
         if document_id in self._group_of:
             raise ValueError(f"{document_id} is in the gazetteer; remove it first")
+        self._grow()
         key = name.terms
         group = self._groups.get(key)
         if group is None:
             key_ids = self.terms.ids(key)
-            group = self._groups[key] = _Group(key_ids, {}, _EMPTY_IDS, _EMPTY_IDS, _EMPTY_IDS)
+            group = self._groups[key] = _Group(key_ids, {}, _EMPTY_IDS, _EMPTY_IDS)
             for t in key:
                 self._title_df[t] = self._title_df.get(t, 0) + 1
+            self._enter(group, key_ids)
         group.docs[document_id] = None
-        merged = np.union1d(group.ids, body).astype(np.int32)
-        counts = np.zeros(len(merged), dtype=np.int32)
-        counts[np.searchsorted(merged, group.ids)] += group.counts
-        counts[np.searchsorted(merged, body)] += 1
-        group.ids, group.counts = merged, counts
-        self._regroup(group)
+        body = np.asarray(body, dtype=np.int32)
+        at = np.searchsorted(group.ids, body)
+        held = at < len(group.ids)
+        held[held] = group.ids[at[held]] == body[held]
+        group.counts[at[held]] += 1
+        new = ~held
+        if new.any():
+            group.ids = np.insert(group.ids, at[new], body[new])
+            group.counts = np.insert(group.counts, at[new], 1)
+            self._enter(group, _outside(body[new], group.key_ids))
         self._group_of[document_id] = key
         self.names[document_id] = key
         self._parts[document_id] = name.parts
         for short, words in name.parts.items():
-            held = self._shorts.setdefault(short, {})
-            held[words] = held.get(words, 0) + 1
+            count = self._shorts.setdefault(short, {})
+            count[words] = count.get(words, 0) + 1
 
     def remove(self, document_id: str, body: np.ndarray = _EMPTY_IDS) -> None:
         """Drop a document (``body``: the term ids it was added with); unknown ids are ignored."""
@@ -227,17 +241,17 @@ class Gazetteer:
             return
         group = self._groups[key]
         del group.docs[document_id]
+        body = np.asarray(body, dtype=np.int32)
         if len(body):
-            counts = group.counts.copy()
-            counts[np.searchsorted(group.ids, body)] -= 1
-            kept = counts > 0
-            group.ids, group.counts = group.ids[kept], counts[kept]
-        if group.docs:
-            self._regroup(group)
-        else:
-            self._body_df.view()[group.every] -= 1
-            self._per_script[True] -= group.cjk
-            self._per_script[False] -= group.latin
+            at = np.searchsorted(group.ids, body)
+            group.counts[at] -= 1
+            empty = at[group.counts[at] == 0]
+            if len(empty):
+                self._leave(group, _outside(group.ids[empty], group.key_ids))
+                group.ids = np.delete(group.ids, empty)
+                group.counts = np.delete(group.counts, empty)
+        if not group.docs:
+            self._leave(group, group.key_ids)
             for t in key:
                 self._title_df[t] -= 1
                 if not self._title_df[t]:
@@ -245,28 +259,36 @@ class Gazetteer:
             del self._groups[key]
         del self.names[document_id]
         for short, words in self._parts.pop(document_id).items():
-            held = self._shorts[short]
-            held[words] -= 1
-            if not held[words]:
-                del held[words]
-                if not held:
+            count = self._shorts[short]
+            count[words] -= 1
+            if not count[words]:
+                del count[words]
+                if not count:
                     del self._shorts[short]
 
-    def _regroup(self, group: _Group) -> None:
-        """Recompute a group's terms (body ∪ name) and move the document frequencies by the
-        difference."""
-        every = np.union1d(group.ids, group.key_ids).astype(np.int32)
-        old = group.every
+    def _grow(self) -> None:
         if len(self._body_df) < len(self.terms):
             self._body_df.extend(np.zeros(len(self.terms) - len(self._body_df), dtype=np.int32))
-        df = self._body_df.view()
-        df[np.setdiff1d(every, old, assume_unique=True)] += 1
-        df[np.setdiff1d(old, every, assume_unique=True)] -= 1
-        group.every = every
-        cjk = self.terms.cjk.view()[every]
-        self._per_script[True] += bool(cjk.any()) - group.cjk
-        self._per_script[False] += bool((~cjk).any()) - group.latin
-        group.cjk, group.latin = bool(cjk.any()), bool((~cjk).any())
+
+    def _enter(self, group: _Group, ids: np.ndarray) -> None:
+        """``ids`` became terms of ``group``: their document frequencies and the group's scripts."""
+        self._grow()
+        self._body_df.view()[ids] += 1
+        cjk = int(self.terms.cjk.view()[ids].sum())
+        self._script(group, cjk, len(ids) - cjk)
+
+    def _leave(self, group: _Group, ids: np.ndarray) -> None:
+        """``ids`` are no longer terms of ``group``."""
+        self._body_df.view()[ids] -= 1
+        cjk = int(self.terms.cjk.view()[ids].sum())
+        self._script(group, -cjk, cjk - len(ids))
+
+    def _script(self, group: _Group, cjk: int, latin: int) -> None:
+        had = group.cjk > 0, group.latin > 0
+        group.cjk += cjk
+        group.latin += latin
+        self._per_script[True] += (group.cjk > 0) - had[0]
+        self._per_script[False] += (group.latin > 0) - had[1]
 
     # --- weights --------------------------------------------------------------------------
     @property
