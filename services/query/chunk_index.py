@@ -37,6 +37,8 @@ K1 = 1.5
 B = 0.75
 ORDER_SHIFT = 32  # order key = document sequence << 32 | position within the document
 DEAD_SLACK = 16  # a term's dead postings are dropped once they outnumber its live ones by this many
+_COLUMNS = ("_length", "_order", "_lang", "_dept", "_shared", "_doc", "_strategy", "_topic")
+"""Per-row arrays, in the order of ``ChunkIndex._fields``."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +348,7 @@ class ChunkIndex:
         return True
 
     def _gazetteer_in(self, doc_id: str, doc: _Document) -> None:
-        name = next((self._names[r] for r in doc.rows if r in self._names), None)
+        name = self._name_of(doc)
         if name is not None:
             self.gazetteer.add(doc_id, name, self._body(doc))
 
@@ -367,39 +369,42 @@ class ChunkIndex:
             self._used.extend(np.zeros(missing, dtype=np.int32))
             self._df.extend(np.zeros(missing, dtype=np.int32))
 
-    def _row_values(self, chunk: ChunkTokens, doc: _Document, position: int) -> None:
+    def _fields(self, chunk: ChunkTokens, doc: _Document, position: int) -> tuple[int, ...]:
+        """A row's values of :data:`_COLUMNS`."""
         m = chunk.meta
+        return (chunk.length, (doc.seq << ORDER_SHIFT) | position, self._langs.code(str(m.get("lang", ""))),
+                self._depts.code(m.get("department") or DEFAULT_DEPARTMENT),
+                int((m.get("visibility") or "department") == SHARED), doc.code,
+                self._strategies.code(m.get("strategy_type")), self._topics.code(m.get("topic_section")))
+
+    def _row_values(self, chunk: ChunkTokens, fields: tuple[int, ...]) -> int:
+        """Take in a row's id, metadata, terms and name and count it (not its columns); returns
+        the row."""
+        row = len(self._ids)
         self._ids.append(chunk.chunk_id)
-        self._metas.append(m)
+        self._metas.append(chunk.meta)
         self._keys.append(chunk.key)
         self._row_terms.append(chunk.terms)
         self._row_counts.append(chunk.counts)
-        row = self._alive.append(True)
-        self._length.append(chunk.length)
-        self._order.append((doc.seq << ORDER_SHIFT) | position)
-        self._lang.append(self._langs.code(str(m.get("lang", ""))))
-        dept = self._depts.code(m.get("department") or DEFAULT_DEPARTMENT)
-        shared = (m.get("visibility") or "department") == SHARED
-        self._dept.append(dept)
-        self._shared.append(shared)
-        if shared:
-            self._shared_count += 1
-        else:
-            self._dept_counts[dept] = self._dept_counts.get(dept, 0) + 1
-        self._doc.append(doc.code)
-        self._strategy.append(self._strategies.code(m.get("strategy_type")))
-        self._topic.append(self._topics.code(m.get("topic_section")))
         self._position[chunk.chunk_id] = row
         if chunk.key:
             self._by_key[chunk.key] = row
         if chunk.name is not None:
             self._names[row] = chunk.name
+        if fields[4]:
+            self._shared_count += 1
+        else:
+            self._dept_counts[fields[3]] = self._dept_counts.get(fields[3], 0) + 1
         self.chunk_count += 1
         self.total_length += chunk.length
+        return row
 
     def _add_row(self, chunk: ChunkTokens, doc: _Document, position: int) -> int:
-        row = len(self._ids)
-        self._row_values(chunk, doc, position)
+        fields = self._fields(chunk, doc, position)
+        row = self._row_values(chunk, fields)
+        self._alive.append(True)
+        for name, value in zip(_COLUMNS, fields, strict=True):
+            getattr(self, name).append(value)
         used, df = self._used.view(), self._df.view()
         for tid, count in zip(chunk.terms.tolist(), chunk.counts.tolist(), strict=True):
             n = int(used[tid])
@@ -457,33 +462,41 @@ class ChunkIndex:
             self._grow_terms()
             term_parts: list[np.ndarray] = []
             count_parts: list[np.ndarray] = []
-            row_parts: list[np.ndarray] = []
+            columns: list[tuple[int, ...]] = []
             for doc_id, seq, chunks in documents:
                 if not chunks:
                     continue
                 doc = self._docs[doc_id] = _Document(seq, self._doc_codes.code(doc_id))
                 self._next_seq = max(self._next_seq, seq + 1)
                 for position, chunk in chunks:
-                    row = len(self._ids)
-                    self._row_values(chunk, doc, position)
-                    doc.rows.append(row)
+                    fields = self._fields(chunk, doc, position)
+                    doc.rows.append(self._row_values(chunk, fields))
+                    columns.append(fields)
                     term_parts.append(chunk.terms)
                     count_parts.append(chunk.counts)
-                    row_parts.append(np.full(len(chunk.terms), row, dtype=np.int32))
+            if columns:
+                table = np.array(columns, dtype=np.int64)
+                self._alive.extend(np.ones(len(table), dtype=np.bool_))
+                for n, name in enumerate(_COLUMNS):
+                    getattr(self, name).extend(table[:, n])
             self._grow_terms()
             if term_parts:
                 tids = np.concatenate(term_parts)
+                rows = np.repeat(np.arange(len(term_parts), dtype=np.int32), [len(t) for t in term_parts])
                 order = np.argsort(tids, kind="stable")
-                rows = np.concatenate(row_parts)[order]
+                rows = rows[order]
                 tfs = np.minimum(np.concatenate(count_parts)[order], 65535).astype(np.uint16)
                 counts = np.bincount(tids, minlength=len(self.terms)).astype(np.int32)
-                bounds = np.concatenate([[0], np.cumsum(counts)])
+                bounds = np.concatenate([[0], np.cumsum(counts)]).tolist()
                 self._post_rows = [rows[bounds[t]:bounds[t + 1]] for t in range(len(self.terms))]
                 self._post_tf = [tfs[bounds[t]:bounds[t + 1]] for t in range(len(self.terms))]
                 self._used.view()[:] = counts
                 self._df.view()[:] = counts
-            for doc_id, doc in self._docs.items():
-                self._gazetteer_in(doc_id, doc)
+            self.gazetteer.bulk([(doc_id, doc_name, self._body(doc)) for doc_id, doc in self._docs.items()
+                                 if (doc_name := self._name_of(doc)) is not None])
+
+    def _name_of(self, doc: _Document) -> DocumentName | None:
+        return next((self._names[r] for r in doc.rows if r in self._names), None)
 
 
 def _among(column: Growable, codes: Interner, values: Iterable[Any]) -> RowFilter:

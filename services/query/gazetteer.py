@@ -266,6 +266,37 @@ class Gazetteer:
                 if not count:
                     del self._shorts[short]
 
+    def bulk(self, documents: Iterable[tuple[str, DocumentName, np.ndarray]]) -> None:
+        """Take in many documents at once into an empty gazetteer — ``(document id, name, body)``
+        as for :meth:`add` — one sort per name group instead of an insert per document (a start
+        from a saved index)."""
+        members: dict[frozenset[str], list[tuple[str, DocumentName, np.ndarray]]] = {}
+        for doc in documents:
+            members.setdefault(doc[1].terms, []).append(doc)
+        every: list[np.ndarray] = []
+        for key, docs in members.items():
+            key_ids = self.terms.ids(key)
+            bodies = [np.asarray(body, dtype=np.int32) for _, _, body in docs]
+            ids, counts = np.unique(np.concatenate(bodies), return_counts=True) if bodies else (_EMPTY_IDS, _EMPTY_IDS)
+            group = self._groups[key] = _Group(key_ids, {d: None for d, _, _ in docs}, ids.astype(np.int32),
+                                               counts.astype(np.int32))
+            terms = np.union1d(ids, key_ids).astype(np.int32)
+            every.append(terms)
+            cjk = int(self.terms.cjk.view()[terms].sum())
+            self._script(group, cjk, len(terms) - cjk)
+            for t in key:
+                self._title_df[t] = self._title_df.get(t, 0) + 1
+            for doc_id, name, _ in docs:
+                self._group_of[doc_id] = key
+                self.names[doc_id] = key
+                self._parts[doc_id] = name.parts
+                for short, words in name.parts.items():
+                    count = self._shorts.setdefault(short, {})
+                    count[words] = count.get(words, 0) + 1
+        self._grow()
+        if every:
+            self._body_df.view()[:] += np.bincount(np.concatenate(every), minlength=len(self._body_df)).astype(np.int32)
+
     def _grow(self) -> None:
         if len(self._body_df) < len(self.terms):
             self._body_df.extend(np.zeros(len(self.terms) - len(self._body_df), dtype=np.int32))

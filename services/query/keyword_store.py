@@ -202,19 +202,18 @@ class KeywordStore:
             terms = [str(t) for (t,) in self._db.execute("SELECT term FROM terms ORDER BY id")]
             if not terms and self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]:
                 return False
-            rows = self._db.execute(
-                "SELECT d.document_id, d.seq, c.position, c.chunk_id, c.meta, c.terms, c.counts, c.length, c.key, "
-                "c.name FROM chunks c JOIN documents d ON d.document_id = c.document_id "
-                "ORDER BY d.seq, c.position").fetchall()
-        index.terms.restore(terms)
-        documents: list[tuple[str, int, list[tuple[int, ChunkTokens]]]] = []
-        for doc_id, seq, position, cid, meta, tids, counts, length, key, name in rows:
-            if not documents or documents[-1][0] != doc_id:
-                documents.append((doc_id, int(seq), []))
-            chunk = ChunkTokens(cid, json.loads(meta), np.frombuffer(tids, dtype="<i4").astype(np.int32),
-                                np.frombuffer(counts, dtype="<u2").astype(np.int32), int(length), _name_of(name),
-                                bytes(key))
-            documents[-1][2].append((int(position), chunk))
+            index.terms.restore(terms)
+            documents: list[tuple[str, int, list[tuple[int, ChunkTokens]]]] = []
+            for doc_id, seq, position, cid, meta, tids, counts, length, key, name in self._db.execute(
+                    "SELECT d.document_id, d.seq, c.position, c.chunk_id, c.meta, c.terms, c.counts, c.length, c.key, "
+                    "c.name FROM chunks c JOIN documents d ON d.document_id = c.document_id "
+                    "ORDER BY d.seq, c.position"):  # streamed: the blobs are never all in memory twice
+                if not documents or documents[-1][0] != doc_id:
+                    documents.append((doc_id, int(seq), []))
+                chunk = ChunkTokens(cid, json.loads(meta), np.frombuffer(tids, dtype="<i4").astype(np.int32),
+                                    np.frombuffer(counts, dtype="<u2").astype(np.int32), int(length),
+                                    _name_of(name), bytes(key))
+                documents[-1][2].append((int(position), chunk))
         assert all(p < (1 << ORDER_SHIFT) for d in documents for p, _ in d[2])
         index.bulk(documents)
         return True
