@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -32,6 +33,8 @@ from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
 from shared.vectorstore import VectorStore
+
+log = logging.getLogger("legco.query")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -64,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         subscribe(broker, follower, settings)
         app.state.query = state
         warming = asyncio.create_task(warm_up(state, follower, broker, settings), name="query-warm-up")
+        warming.add_done_callback(_report_failure)
         with contextlib.suppress(TimeoutError):  # Chroma down: answer (503) rather than not listen
             await asyncio.wait_for(state.means_ready.wait(), settings.query_start_wait_s)
         try:
@@ -77,6 +81,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)  # a request the gateway did not check (direct callers): 4xx, never 500
     add_metrics_route(app)
     return app
+
+
+def _report_failure(task: asyncio.Task[None]) -> None:
+    """Log the warm-up's exception (its steps retry what they can; anything else would
+    otherwise leave the keyword side unready without a word)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the warm-up failed; the keyword side stays off", exc_info=task.exception())
 
 
 app = create_app()
