@@ -62,7 +62,7 @@ from cli import api
 from cli.eval_cmd import ensure_ingested, evaluation_files
 from shared import storage, topics
 from shared.api import DocumentRecord
-from shared.events import DocumentIndexed, utcnow
+from shared.events import DocumentDeleted, DocumentIndexed, utcnow
 from shared.kafka import make_broker
 from shared.settings import ClientSettings, Settings
 from shared.vectorstore import VectorStore, flat_metadata
@@ -214,6 +214,39 @@ def write_copies(vectors: VectorStore, objects: storage.ObjectStore, copies: lis
         objects.put_json(storage.manifest_key(c.document_id), c.record.model_dump(mode="json"))
 
 
+async def reset(stack: Stack) -> int:
+    """Remove what earlier runs added: the uploaded new papers through the gateway; the copies
+    (departments ``scale-NN``) from Chroma by their department, their manifests, and from the
+    query service by a ``documents.deleted`` event each. Returns the copies removed."""
+    async with api.make_client(stack.url) as client:
+        for d in (await api.list_documents(client)).get("documents", []):
+            if str(d.get("department", "")).startswith("scale-new-"):
+                await api.delete_document(client, d["document_id"])
+    vectors = VectorStore(stack.settings)
+    departments = [f"scale-{n:02d}" for n in range(100)]
+    where: Any = {"department": {"$in": departments}}
+    copies: set[str] = set()
+    offset = 0
+    while True:
+        got = await asyncio.to_thread(vectors.stats.get, where=where, include=["metadatas"], limit=5000, offset=offset)
+        copies.update(str(m["document_id"]) for m in got["metadatas"] or [] if m)
+        if len(got["ids"]) < 5000:
+            break
+        offset += 5000
+    for coll in (vectors.collection, vectors.questions, vectors.stats):
+        await asyncio.to_thread(coll.delete, where=where)
+    objects = storage.ObjectStore(stack.settings)
+    broker = make_broker(stack.settings, "bench-scale")
+    await broker.start()
+    try:
+        for doc_id in copies:
+            await asyncio.to_thread(objects.delete_prefix, f"documents/{doc_id}/")
+            await broker.publish(DocumentDeleted(document_id=doc_id), topics.DELETED, key=doc_id.encode())
+    finally:
+        await broker.stop()
+    return len(copies)
+
+
 async def read_templates(stack: Stack, vectors: VectorStore) -> list[Template]:
     """The corpus documents, ingested through the gateway when missing, with their stored records."""
     files = evaluation_files([CORPUS / "fixtures", CORPUS / "real"], [])
@@ -270,11 +303,12 @@ async def keyword_index(stack: Stack) -> dict[str, Any]:
 
 
 async def wait_caught_up(stack: Stack, chunks: int, timeout_s: float = 7200) -> float:
-    """Seconds until the query service's keyword index holds ``chunks`` chunks (and is ready)."""
+    """Seconds until the query service's keyword index holds exactly ``chunks`` chunks (Chroma's
+    count: every announcement applied, deletions included) and is ready."""
     start = last = time.perf_counter()
     while time.perf_counter() - start < timeout_s:
         kw = await keyword_index(stack)
-        if kw.get("ready") and kw.get("chunks", 0) >= chunks:
+        if kw.get("ready") and kw.get("chunks", 0) == chunks:
             return time.perf_counter() - start
         if time.perf_counter() - last > 30:
             last = time.perf_counter()
@@ -352,9 +386,11 @@ class DocumentEvents:
             await self.consumer.position(tp)
 
     async def follow(self, doc_id: str) -> None:
-        """Read until ``doc_id``'s ``documents.indexed`` event arrived."""
+        """Read until ``doc_id``'s ``documents.indexed`` event and its ``indexed`` progress event
+        arrived (the latter: at most 30 s after the former)."""
         try:
-            while not self.indexed.is_set():
+            while "indexed" not in self.times or ("indexed_progress" not in self.times
+                                                  and time.time() - self.times["indexed"] < 30):
                 for records in (await self.consumer.getmany(timeout_ms=100)).values():
                     for r in records:
                         body = json.loads(r.value)
@@ -368,7 +404,6 @@ class DocumentEvents:
                             self.times.setdefault("embedding", at)
                         elif body.get("stage") == "indexed":
                             self.times.setdefault("indexed_progress", at)
-                            self.times["chunks"] = float(body.get("chunk_count") or 0)
         finally:
             await self.consumer.stop()
 
@@ -398,10 +433,11 @@ async def new_document(stack: Stack, templates: list[Template], tmp: Path, label
                     dense_s = time.time() - indexed_at
             await asyncio.sleep(0.05)
         await asyncio.wait_for(follower, 60)
+        chunks = float((await api.get_document(client, doc_id)).get("chunk_count") or 0)
     t = events.times
     embedding_s = t.get("indexed_progress", indexed_at) - t.get("embedding", indexed_at)
-    return {"keyword_s": keyword_s, "dense_s": dense_s, "chunks": t.get("chunks", 0.0), "embedding_s": embedding_s,
-            "chunks_per_s": t.get("chunks", 0.0) / embedding_s if embedding_s > 0 else float("nan")}
+    return {"keyword_s": keyword_s, "dense_s": dense_s, "chunks": chunks, "embedding_s": embedding_s,
+            "chunks_per_s": chunks / embedding_s if embedding_s > 0 else float("nan")}
 
 
 async def member_headers(stack: Stack, department: str) -> dict[str, str]:
@@ -488,6 +524,8 @@ async def run(a: argparse.Namespace) -> None:
     tmp.mkdir(parents=True, exist_ok=True)
     vectors = VectorStore(stack.settings)
     print(f"stack at {stack.url}; {load_note()}", flush=True)
+    if a.reset:
+        print(f"removed {await reset(stack)} copies of earlier runs", flush=True)
     templates = await read_templates(stack, vectors)
     perturb = Perturber([text for t in templates for text, _, _ in t.chunks.values()])
     print(f"{len(templates)} corpus documents, {sum(len(t.chunks) for t in templates)} chunks as templates",
@@ -520,6 +558,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=57, help="questions per latency measurement (default 57)")
     ap.add_argument("--departments", type=int, default=12, help="departments the copies are spread over")
     ap.add_argument("--no-restart", dest="restart", action="store_false", help="skip the restart measurement")
+    ap.add_argument("--reset", action="store_true", help="first remove the documents earlier runs added")
     a = ap.parse_args()
     a.var = Path(a.var).resolve()
     asyncio.run(run(a))
