@@ -177,7 +177,7 @@ CONF
   program lagexporter 30 "$venv/bin/python -m services.lagexporter" "$common_env,PORT=\"$LAG_PORT\""
   program prometheus 20 "$(command -v prometheus || echo /usr/bin/prometheus) --config.file=$LEGCO_VAR/prometheus/prometheus.yml --storage.tsdb.path=$LEGCO_VAR/prometheus/data --storage.tsdb.retention.time=15d --web.listen-address=127.0.0.1:$PROM_PORT --web.enable-lifecycle" "" "stopwaitsecs=30"
   program query 30 "$venv/bin/python -m services.query" \
-    "$common_env,PORT=\"$QUERY_PORT\",QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\""
+    "$common_env,PORT=\"$QUERY_PORT\",QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\",QUERY_INDEX_DIR=\"$LEGCO_VAR/query\""
   worker_program parser "$PARSER_WORKERS" "$PARSER_PORT_BASE" "$upstream" "$common_env"
   worker_program tables "$TABLES_WORKERS" "$TABLES_PORT_BASE" "$upstream" "$common_env"
   worker_program splitter "$SPLITTER_WORKERS" "$SPLITTER_PORT_BASE" "$upstream" "$common_env"

@@ -113,10 +113,23 @@ def normalize_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(out), src
 
 
+@lru_cache(maxsize=1)
+def _char_table() -> dict[int, str | None]:
+    """:func:`normalize_char` as a ``str.translate`` table (every character it changes)."""
+    table: dict[int, str | None] = {ord(ch): None for ch in DROPPED}
+    table[ord("\r")] = "\n"
+    for cp in range(0xE000, 0xF900):
+        mapped = map_pua(chr(cp))
+        if mapped != chr(cp):
+            table[cp] = mapped
+    return table
+
+
 def normalize_text(text: str) -> str:
     """Normalise extracted text: PUA → HK characters, Word bullets → bullets, soft
-    hyphens dropped, line ends unified to ``\\n``."""
-    return normalize_with_map(text)[0]
+    hyphens dropped, line ends unified to ``\\n``. The same text as
+    ``normalize_with_map(text)[0]``, without the map (``str.translate``: ~10x faster)."""
+    return text.replace("\r\n", "\n").translate(_char_table())
 
 
 _CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
@@ -134,17 +147,32 @@ def collapse_cjk_spaces(text: str) -> str:
 _S2T: Any = None  # opencc.OpenCC, loaded on first use (opencc has no type hints)
 
 
-def _s2t(text: str) -> str:
-    """Simplified → Traditional Chinese with OpenCC's ``s2t`` tables (``opencc-python-reimplemented``,
-    dictionaries bundled in the wheel; nothing is downloaded).  Already-Traditional text passes
-    through (almost) unchanged, so index and query sides meet in the same script."""
+def _converter() -> Any:
     global _S2T
     if _S2T is None:
         import opencc
 
         _S2T = opencc.OpenCC("s2t")
-    converted: str = _S2T.convert(text)
+    return _S2T
+
+
+@lru_cache(maxsize=65536)
+def _s2t_piece(piece: str) -> str:
+    converted: str = _converter().convert(piece)
     return converted
+
+
+def _s2t(text: str) -> str:
+    """Simplified → Traditional Chinese with OpenCC's ``s2t`` tables (``opencc-python-reimplemented``,
+    dictionaries bundled in the wheel; nothing is downloaded).  Already-Traditional text passes
+    through (almost) unchanged, so index and query sides meet in the same script.
+
+    OpenCC converts the pieces between its sentence separators one by one (its own
+    ``split_chars_re``); the pieces are converted here the same way and remembered (the last
+    65,536), as a chunk's sentences recur — in the overlaps of its neighbours, in the running
+    headers of every page — and converting is most of the cost of this function."""
+    parts = _converter().split_chars_re.split(text)
+    return "".join(p if n % 2 else _s2t_piece(p) for n, p in enumerate(parts))
 
 
 def normalize_for_search(text: str) -> str:

@@ -4,16 +4,20 @@ in step with Chroma: one full scan at start, then the ``documents.indexed`` and
 
 Catch-up after a (re)start (ARCHITECTURE.md, "How the query service catches up"):
 
-1. record the end offset of every partition of both topics (:func:`end_offsets`);
-2. scan Chroma once: every chunk into the keyword index, every ``_stats`` record into the
-   language means (:meth:`Follower.load`);
-3. consume both topics from the recorded offsets (:class:`ResumeAt` seeks there whenever the
-   consumer is assigned a partition, then on from what was applied).
+1. record the first and the end offset of every partition of the topics (:func:`partition_offsets`);
+2. load the language means from ``_stats``; then the keyword index — from the replica's saved
+   index (``keyword_store``) when it is of the current generation and every event after its
+   offsets is still in Kafka (:func:`resume_offsets`), else by scanning Chroma once (a chunk
+   whose content the saved index holds is not tokenised again);
+3. consume the topics from the saved index's offsets, or after a scan from the offsets of step
+   1 (:class:`ResumeAt` seeks there whenever the consumer is assigned a partition, then on from
+   what was applied).
 
 An event below a recorded offset was published before step 1, and its producer had written
-Chroma before publishing it, so the scan of step 2 reflects it. Events from the recorded offsets
-on may be reflected already too; applying them again is harmless, because applying an event
-re-reads its document from Chroma (the state *now*) rather than replaying a change.
+Chroma before publishing it, so the scan of step 2 reflects it; a saved index reflects every
+event below its offsets. Events from those offsets on may be reflected already too; applying
+them again is harmless, because applying an event re-reads its document from Chroma (the state
+*now*) rather than replaying a change.
 
 A third topic, ``index.switched``, says a rebuild made another index generation current
 (``shared.generation``). Applying it re-reads the generation pointer (again the state now): if it
@@ -27,7 +31,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
@@ -38,6 +42,7 @@ from faststream.kafka.annotations import KafkaMessage
 from pydantic import ValidationError
 
 from services.query.keyword_index import KeywordIndex, Record
+from services.query.keyword_store import Offsets
 from services.query.langbias import LanguageMeans
 from shared import topics
 from shared.events import DocumentDeleted, DocumentIndexed, IndexSwitched
@@ -76,6 +81,17 @@ async def end_offsets(settings: Settings, topic_names: Sequence[str] = FOLLOWED)
     Raises:
         aiokafka errors when Kafka is unreachable.
     """
+    return (await partition_offsets(settings, topic_names))[1]
+
+
+async def partition_offsets(settings: Settings, topic_names: Sequence[str] = FOLLOWED
+                            ) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
+    """``(first, end)``: the first offset still held and the end offset (next to be written) of
+    every partition of ``topic_names``; a topic that does not exist yet has no entry.
+
+    Raises:
+        aiokafka errors when Kafka is unreachable.
+    """
     admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap, client_id="legco-query-offsets")
     await admin.start()
     try:
@@ -85,14 +101,36 @@ async def end_offsets(settings: Settings, topic_names: Sequence[str] = FOLLOWED)
     tps = [TopicPartition(t["topic"], p["partition"]) for t in described if t["error_code"] == 0
            for p in t["partitions"]]
     if not tps:
-        return {}
+        return {}, {}
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, client_id="legco-query-offsets",
                                 enable_auto_commit=False)
     await consumer.start()
     try:
-        return dict(await consumer.end_offsets(tps))
+        return dict(await consumer.beginning_offsets(tps)), dict(await consumer.end_offsets(tps))
     finally:
         await consumer.stop()
+
+
+def resume_offsets(saved: Offsets, first: Mapping[TopicPartition, int],
+                   end: Mapping[TopicPartition, int]) -> dict[TopicPartition, int] | None:
+    """Where to consume from after restoring a saved index that reflects the events below
+    ``saved``: its offset for every partition that exists now (``end``), and the first offset
+    of a partition it does not know (created after it was saved: every event in it came
+    later). ``None`` when the saved index cannot be caught up: an event after it is no longer
+    held (its offset is below the partition's ``first``) or an offset is past the end (the
+    topics were recreated)."""
+    out: dict[TopicPartition, int] = {}
+    for tp, stop in end.items():
+        offset = saved.get((tp.topic, tp.partition))
+        start = first.get(tp, 0)
+        if offset is None:
+            if start > 0:
+                return None
+            offset = start
+        if not start <= offset <= stop:
+            return None
+        out[tp] = offset
+    return out
 
 
 class Follower:
@@ -114,6 +152,7 @@ class Follower:
         self.on_switch = on_switch
         self.on_change = on_change or (lambda: None)
         self.positions: dict[TopicPartition, int] = {}
+        self.first: dict[TopicPartition, int] = {}
         self._apply = threading.Lock()  # a read of Chroma and its update go together
 
     # --- start --------------------------------------------------------------------------
@@ -124,8 +163,8 @@ class Follower:
         await retry_until_done(lambda: asyncio.to_thread(self.load), "loading from Chroma", retry_s)
 
     async def record_positions(self, settings: Settings) -> None:
-        """Step 1: the end offsets of the followed topics. Raises aiokafka errors."""
-        self.positions = await end_offsets(settings)
+        """Step 1: the first and end offsets of the followed topics. Raises aiokafka errors."""
+        self.first, self.positions = await partition_offsets(settings)
 
     def load(self) -> None:
         """Full scan of Chroma into the language means and the keyword index.
@@ -144,19 +183,55 @@ class Follower:
             self.on_change()
 
     def load_keywords(self) -> None:
-        """Every chunk into the keyword index (tokenising them is most of a start's work).
-        Raises chromadb errors when Chroma is down."""
+        """The keyword index: restored from the saved index when it can be caught up
+        (:meth:`restore`), else every chunk from Chroma (tokenising them is most of a start's
+        work; chunks the saved index holds are not tokenised again) — then saved with the
+        offsets of step 1. Raises chromadb errors when Chroma is down."""
         start = time.perf_counter()
         with self._apply:
             generation = self.vectors.refresh()
-            self.keywords.load(self.vectors.iter_chunks(PAGE))
+            restored = self.restore(generation)
+            if not restored:
+                self.keywords.load(self.vectors.iter_chunks(PAGE))
+                self._commit(generation)
             self.means.load(self.vectors.stats_records(), self.vectors.stats_scopes())
             if self.on_switch is not None:
                 self.on_switch(generation)
             self.on_change()
-        log.info("loaded %d chunks of %d documents from Chroma (generation %d) in %.2f s",
-                 len(self.keywords.snapshot.ids), len(self.keywords.document_ids), generation.generation,
-                 time.perf_counter() - start)
+        log.info("%s %d chunks of %d documents (generation %d) in %.2f s",
+                 "restored" if restored else "loaded from Chroma", self.keywords.chunk_count,
+                 self.keywords.document_count, generation.generation, time.perf_counter() - start)
+
+    def restore(self, generation: IndexGeneration) -> bool:
+        """Restore the keyword index from the store when it is complete, of ``generation`` and
+        every event after its offsets is still in Kafka; the positions then become its offsets
+        (the events since are applied again). An unusable store is still read, so a full load
+        takes the tokens of the chunks it holds."""
+        store = self.keywords.store
+        if store is None:
+            return False
+        try:
+            state = store.state()
+        except Exception:
+            log.exception("keyword index file %s cannot be read", store.path)
+            return False
+        resume = resume_offsets(state.offsets, self.first, self.positions) if state.complete else None
+        if state.generation != generation.metadata() or resume is None:
+            log.info("saved keyword index not used (complete %s, generation %s, current %s, offsets %s)",
+                     state.complete, state.generation, generation.metadata(),
+                     "usable" if resume is not None else "not usable")
+            self.keywords.restore()  # its tokens serve the full load
+            return False
+        if not self.keywords.restore():
+            return False
+        self.positions = resume
+        return True
+
+    def _commit(self, generation: IndexGeneration) -> None:
+        """Mark the saved index as a complete load of ``generation`` reflecting the events
+        below the current positions."""
+        if self.keywords.store is not None:
+            self.keywords.store.commit(generation.metadata(), offsets_of(self.positions))
 
     def switch(self) -> bool:
         """Follow the generation pointer: if it names another generation, load the keyword index
@@ -175,6 +250,7 @@ class Follower:
             records = list(target.iter_chunks(PAGE))
             stats, scopes = target.stats_records(), target.stats_scopes()
             self.keywords.load(records)
+            self._commit(generation)
             self.means.load(stats, scopes)
             self.vectors.use(generation)
             if self.on_switch is not None:
@@ -233,6 +309,9 @@ class Follower:
         for r in records:
             tp = TopicPartition(r.topic, r.partition)
             self.positions[tp] = max(self.positions.get(tp, 0), r.offset + 1)
+        store = self.keywords.store
+        if store is not None:
+            store.save_positions(offsets_of(self.positions))
 
     async def apply_with_retry(self, events: list[IndexEvent | IndexSwitched], retry_s: float = 0.5) -> None:
         """:meth:`apply` in a worker thread, retried with backoff (doubling up to 30 s) until
@@ -253,6 +332,11 @@ class Follower:
                             type(e).__name__, e, retry_s)
                 await asyncio.sleep(retry_s)
                 retry_s = min(retry_s * 2, 30.0)
+
+
+def offsets_of(positions: Mapping[TopicPartition, int]) -> Offsets:
+    """Positions as the store keeps them: ``(topic, partition)`` → next offset."""
+    return {(tp.topic, tp.partition): n for tp, n in positions.items()}
 
 
 async def retry_until_done(step: Callable[[], Awaitable[Any]], what: str, retry_s: float = 1.0) -> None:

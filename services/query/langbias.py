@@ -41,21 +41,30 @@ def debias(vectors: np.ndarray, mean: np.ndarray | None) -> np.ndarray:
     return unit(vectors if mean is None else vectors - mean)
 
 
+Totals = dict[str, tuple[np.ndarray, int]]
+"""Language → (sum of chunk vectors, chunk count), summed in document order."""
+
+
 class LanguageMeans:
     """Per-language mean chunk vectors from per-document vector sums kept in memory.
 
-    Each document's sums are held (language → sum vector, chunk count); after a change the
-    means are recomputed by adding the documents' sums in the order the records were written
-    (the order of Chroma's ``_stats`` collection), so they are bit-identical to summing the
-    collection afresh. Each document's ``(department, visibility)`` is kept too, so ``get(scope)``
-    gives the means of one caller's documents (computed on first use, cached until the next
-    change). Writers are serialised; ``get`` reads without a lock.
+    Each document's sums are held (language → sum vector, chunk count) in the order the records
+    were written (the order of Chroma's ``_stats`` collection), and the means are those sums
+    added in that order, so they are bit-identical to summing the collection afresh. Each
+    document's ``(department, visibility)`` is kept too, so ``get(scope)`` gives the means of one
+    caller's documents: computed on a scope's first question, then kept up to date by the writer
+    — a new document (the common change) is added to the totals of every scope holding it, as it
+    comes last; any other change (a document deleted or rewritten) recomputes the totals there
+    and then — so a question never pays for a change. Writers are serialised; ``get`` reads
+    without a lock.
     """
 
     def __init__(self) -> None:
         self._docs: dict[str, dict[str, tuple[np.ndarray, int]]] = {}
         self._scopes: dict[str, tuple[str, str]] = {}
+        self._totals: Totals = {}
         self._means: dict[str, np.ndarray] = {}
+        self._scope_totals: dict[tuple[str, ...], Totals] = {}
         self._scoped: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
         self._lock = threading.Lock()
 
@@ -78,27 +87,48 @@ class LanguageMeans:
         ``(department, visibility)`` from ``scopes``. A rewritten document moves last, as its
         rewritten records do in Chroma."""
         with self._lock:
-            changed = False
+            appended: list[str] = []
+            moved = False
             for doc_id, scope in (scopes or {}).items():
                 if self._scopes.get(doc_id) != scope:
+                    moved = moved or doc_id in self._docs
                     self._scopes[doc_id] = scope
-                    changed = True
             for doc_id, sums in documents.items():
                 new = {lang: (np.asarray(vec, dtype=np.float64), n) for lang, (vec, n) in sums.items()}
-                if _same(self._docs.get(doc_id), new):
+                old = self._docs.get(doc_id)
+                if _same(old, new):
                     continue  # e.g. an event the start-up scan already reflected: keep its place
-                self._docs.pop(doc_id, None)
+                if old is not None:
+                    moved = True
+                    del self._docs[doc_id]
                 if new:
                     self._docs[doc_id] = new
+                    appended.append(doc_id)
                 else:
                     self._scopes.pop(doc_id, None)
-                changed = True
-            if changed:
+            if moved:
                 self._recompute()
+            elif appended:
+                for doc_id in appended:
+                    _add(self._totals, self._docs[doc_id])
+                    for key, totals in self._scope_totals.items():
+                        if self._holds(key, doc_id):
+                            _add(totals, self._docs[doc_id])
+                self._compose()
+
+    def _holds(self, key: tuple[str, ...], doc_id: str) -> bool:
+        s = self._scopes.get(doc_id)
+        return s is None or in_scope(s[0], s[1], key)
 
     def _recompute(self) -> None:
-        self._means = _mean_of(self._docs.values())
-        self._scoped = {}
+        self._totals = _totals_of(self._docs.values())
+        self._scope_totals = {key: _totals_of(sums for doc_id, sums in self._docs.items() if self._holds(key, doc_id))
+                              for key in self._scope_totals}
+        self._compose()
+
+    def _compose(self) -> None:
+        self._means = _means_of(self._totals)
+        self._scoped = {key: {**self._means, **_means_of(totals)} for key, totals in self._scope_totals.items()}
 
     def get(self, scope: Scope = None) -> dict[str, np.ndarray]:
         """Language → mean vector (shape ``(d,)``) over the documents in ``scope`` (a caller's
@@ -108,27 +138,36 @@ class LanguageMeans:
         if scope is None:
             return self._means
         key = tuple(sorted(scope))
-        cache = self._scoped
-        got = cache.get(key)
-        if got is None:
-            docs, scopes = self._docs, self._scopes
-            got = _mean_of(sums for doc_id, sums in list(docs.items())
-                           if (s := scopes.get(doc_id)) is None or in_scope(s[0], s[1], scope))
-            got = {**self._means, **got}
-            cache[key] = got
+        got = self._scoped.get(key)
+        if got is None:  # a scope's first question: its totals, kept up to date from now on
+            with self._lock:
+                if key not in self._scope_totals:
+                    self._scope_totals[key] = _totals_of(sums for doc_id, sums in self._docs.items()
+                                                         if self._holds(key, doc_id))
+                    self._scoped[key] = {**self._means, **_means_of(self._scope_totals[key])}
+                got = self._scoped[key]
         return got
 
 
-def _mean_of(documents: Iterable[Mapping[str, tuple[np.ndarray, int]]]) -> dict[str, np.ndarray]:
-    """Language → mean vector of the documents' sums, added in the order given."""
-    totals: dict[str, tuple[np.ndarray, int]] = {}
+def _add(totals: Totals, sums: Mapping[str, tuple[np.ndarray, int]]) -> None:
+    """Add one document's sums to ``totals`` (in place)."""
+    for lang, (vec, n) in sums.items():
+        if lang in totals:
+            acc, m = totals[lang]
+            totals[lang] = (acc + vec, m + n)
+        else:
+            totals[lang] = (np.zeros_like(vec) + vec, n)
+
+
+def _totals_of(documents: Iterable[Mapping[str, tuple[np.ndarray, int]]]) -> Totals:
+    """Language → (sum, count) of the documents' sums, added in the order given."""
+    totals: Totals = {}
     for sums in documents:
-        for lang, (vec, n) in sums.items():
-            if lang in totals:
-                acc, m = totals[lang]
-                totals[lang] = (acc + vec, m + n)
-            else:
-                totals[lang] = (np.zeros_like(vec) + vec, n)
+        _add(totals, sums)
+    return totals
+
+
+def _means_of(totals: Totals) -> dict[str, np.ndarray]:
     return {lang: vec / n for lang, (vec, n) in totals.items() if n > 0}
 
 

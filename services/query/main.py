@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from services.query import routes
 from services.query.answer_cache import AnswerCache
 from services.query.follow import Follower, subscribe
 from services.query.keyword_index import KeywordIndex
+from services.query.keyword_store import open_store
 from services.query.langbias import LanguageMeans
 from services.query.lexicon import Lexicon
 from services.query.question_vectors import QuestionVectors
@@ -35,6 +37,8 @@ from shared.kafka import make_broker
 from shared.metrics import add_metrics_route
 from shared.settings import Settings, get_settings
 from shared.vectorstore import VectorStore
+
+log = logging.getLogger("legco.query")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -62,7 +66,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         vectors = VectorStore(settings)
         state = QueryState(settings=settings, vectors=vectors, embedder=embedder,
                            cache=VectorCache(), means=LanguageMeans(), params=ScoringParams.from_settings(settings),
-                           keywords=KeywordIndex(Lexicon.from_lines([])), questions=question_vectors(embedder),
+                           keywords=KeywordIndex(Lexicon.from_lines([]),
+                                                 open_store(settings.query_index_dir, settings.query_instance)),
+                           questions=question_vectors(embedder),
                            answers=AnswerCache(settings.query_answer_cache_size),
                            searcher=CandidateSearch(vectors, max(1, settings.query_embed_batch_size)))
 
@@ -81,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         subscribe(broker, follower, settings)
         app.state.query = state
         warming = asyncio.create_task(warm_up(state, follower, broker, settings), name="query-warm-up")
+        warming.add_done_callback(_report_failure)
         with contextlib.suppress(TimeoutError):  # Chroma down: answer (503) rather than not listen
             await asyncio.wait_for(state.means_ready.wait(), settings.query_start_wait_s)
         try:
@@ -95,6 +102,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)  # a request the gateway did not check (direct callers): 4xx, never 500
     add_metrics_route(app)
     return app
+
+
+def _report_failure(task: asyncio.Task[None]) -> None:
+    """Log the warm-up's exception (its steps retry what they can; anything else would
+    otherwise leave the keyword side unready without a word)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the warm-up failed; the keyword side stays off", exc_info=task.exception())
 
 
 app = create_app()

@@ -248,7 +248,7 @@ def candidate_records(vectors: VectorStore, ids: list[str], cache: VectorCache |
 
 def keyword_candidates(hits: KeywordHits, n: int) -> list[str]:
     """The ids of the ``n`` best keyword matches, best first."""
-    return [cid for cid, _ in sorted(hits.scores.items(), key=lambda kv: -kv[1])[:n]]
+    return hits.top(n)
 
 
 @dataclass

@@ -22,13 +22,14 @@ router = APIRouter()
 
 @router.get("/healthz")
 async def healthz(state: StateDep) -> dict[str, Any]:
-    """Liveness, what the keyword index holds (documents, chunks), and the caches' counters:
-    answers (entries, hits, misses, generation: index changes seen) and question vectors
-    (embedding requests sent, texts embedded, vectors answered from the cache)."""
+    """Liveness; what the keyword index holds (documents, chunks) and where it was loaded from
+    at start (``file``: its saved copy; ``chroma``: a scan); and the caches' counters: answers
+    (entries, hits, misses, generation: index changes seen) and question vectors (embedding
+    requests sent, texts embedded, vectors answered from the cache)."""
     kw, answers, questions = state.keywords, state.answers, state.questions
     return {"status": "ok", "llm": state.settings.llm_enabled,
-            "keyword_index": {"ready": state.keywords_ready, "documents": len(kw.document_ids),
-                              "chunks": len(kw.snapshot.ids)},
+            "keyword_index": {"ready": state.keywords_ready, "documents": kw.document_count,
+                              "chunks": kw.chunk_count, "loaded_from": kw.loaded_from},
             "answer_cache": {"entries": len(answers), "hits": answers.hits, "misses": answers.misses,
                              "generation": answers.generation},
             "question_vectors": {"requests": questions.requests, "texts": questions.texts,

@@ -115,8 +115,10 @@ def test_keyword_index_follows_a_chunk_delete(api, query_service, tmp_path):
 
 
 def test_restarted_query_service_catches_up(api, stack, query_service, tmp_path):
-    """Changes made while the query service is down are in its index when it is back (it
-    records the topics' end offsets, scans Chroma, then consumes from those offsets)."""
+    """Changes made while the query service is down are in its index when it is back: it reads
+    its saved keyword index back and applies the events since the offsets saved with it; with
+    the file gone, it records the topics' end offsets, scans Chroma, then consumes from those
+    offsets."""
     old_word, new_word = unique_word(), unique_word()
     old_id = upload(api, paper(tmp_path, old_word, f"catchup_old_{old_word}.txt"))["document_id"]
     assert wait_terminal(api, [old_id], timeout_s=300)[old_id]["status"] == "indexed"
@@ -131,20 +133,38 @@ def test_restarted_query_service_catches_up(api, stack, query_service, tmp_path)
         assert api.delete(f"/api/v1/documents/{old_id}").status_code == 200
     finally:
         stack.ctl("start", "query")
-    # Dense search answers first; the keyword side is built in the background (warmup.py).
+    # Dense search answers first; the keyword side is restored in the background (warmup.py),
+    # then the events published while it was down are applied.
     assert within(lambda: _keywords_ready(query_service), 120) is not None
-    # Loaded with the keyword side: the scan found it, since its documents.indexed event lies
-    # before the recorded offsets and is never consumed again (so waiting cannot mask a miss).
+    assert query_service.get("/healthz").json()["keyword_index"]["loaded_from"] == "file"
+    assert within(lambda: bool(keyword_sources(api, new_word, new_id)), FOLLOW_S) is not None, (
+        index_size(query_service), api.get(f"/api/v1/documents/{new_id}").json())
+    assert within(lambda: not _mentions(api, old_word, old_id), FOLLOW_S) is not None
+
+    # Without its file: a scan of Chroma, and nothing consumed again (the events lie before the
+    # offsets recorded before the scan), so only the scan can have brought the new document in.
+    stack.ctl("stop", "query")
+    for f in (stack.var / "query").glob("keywords-*"):
+        if not f.name.endswith(".lock"):
+            f.unlink()
+    stack.ctl("start", "query")
+    assert within(lambda: _keywords_ready(query_service), 120) is not None
+    assert query_service.get("/healthz").json()["keyword_index"]["loaded_from"] == "chroma"
     # Polled for up to 30 s: twice, under a loaded CI, it was not found within 5 s of `ready`
     # although the index held it. Waiting cannot mask a miss here (see above: nothing but the
     # scan can bring it in); the 5 s bound is for live events, asserted in the tests above.
     assert within(lambda: bool(keyword_sources(api, new_word, new_id)), 30.0) is not None, (
         index_size(query_service), api.get(f"/api/v1/documents/{new_id}").json())
-    r = api.post("/api/v1/query", json={"question": old_word, "top_k": 5}).json()
-    assert all(s["document_id"] != old_id and old_word not in s["matched_terms"] for s in r["sources"])
+    assert not _mentions(api, old_word, old_id)
     before = index_size(query_service)
     assert api.delete(f"/api/v1/documents/{new_id}").status_code == 200  # and it follows events again
     assert within(lambda: index_size(query_service)["documents"] == before["documents"] - 1, FOLLOW_S) is not None
+
+
+def _mentions(api: httpx.Client, word: str, doc_id: str) -> bool:
+    """The question ``word`` returns ``doc_id``, or a source in which the keyword side matched it."""
+    r = api.post("/api/v1/query", json={"question": word, "top_k": 5}).json()
+    return any(s["document_id"] == doc_id or word in s["matched_terms"] for s in r["sources"])
 
 
 def _keywords_ready(client: httpx.Client) -> bool:
