@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     # e5 work on the real papers; the overlap is still stored, shown and given to the LLM).
     # True by default: `legco eval` lost one query at rank 1 without the overlap (bench/README.md).
     embed_page_overlap: bool = True
+    # With embed_page_overlap false: a token-strategy page chunk's stored vector is its own page
+    # text's embedding plus this weight times each neighbouring page's (each unit length first,
+    # the sum made unit length again): the neighbours' context comes back without embedding their
+    # text twice (services/embedder/neighbours.py). 0: the page's own vector alone.
+    embed_neighbour_weight: float = Field(default=0.5, ge=0.0, le=2.0)
     # Client timeout of one request: embeddings_timeout_factor x its tokens / the endpoint's
     # speed (tokens/s, measured from completed requests, never below embeddings_min_tokens_per_s,
     # which is also the speed assumed before the first measurement and after a timeout), at

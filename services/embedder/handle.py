@@ -13,6 +13,7 @@ from typing import Any
 
 from services.embedder.batcher import EmbedFn
 from services.embedder.lookahead import embed_ahead
+from services.embedder.neighbours import COMPOSED_KIND, OWN_KIND, compose, composed_sha, is_page_chunk, neighbours
 from services.embedder.search_text import (
     chunk_search_text,
     content_chars,
@@ -70,6 +71,16 @@ class _Record:
             return None
         return got[2]
 
+    def composed_in(self, stored: dict[str, StoredRecord]) -> list[float] | None:
+        """For an own-text record (``neighbours.OWN_KIND``): the stored vector when the record
+        stored is the composed one of the same text and metadata (whatever its neighbours), else
+        None. A chunk range of a big document, which does not see every neighbour, asks this."""
+        got = stored.get(self.id)
+        if got is None or got[0] != self.document:
+            return None
+        meta = {**self.meta, "vector_kind": COMPOSED_KIND, "vector_sha": got[1].get("vector_sha")}
+        return got[2] if got[1] == flat_metadata(meta) else None
+
 
 @dataclass(frozen=True)
 class RangePart:
@@ -82,18 +93,29 @@ class RangePart:
 
 @dataclass
 class _Planned:
-    """A chunk's record and, for a Q&A pair, its question-line record."""
+    """A chunk's record and, for a Q&A pair, its question-line record. ``own``: for a page chunk
+    whose stored vector is composed with its neighbours' (``neighbours.py``), the record of its
+    own-text vector, written first; ``chunk`` is then the composed record."""
 
     chunk: _Record
     question: _Record | None
+    own: _Record | None = None
+
+    @property
+    def embedded(self) -> _Record:
+        """The record whose text is embedded and written batch by batch."""
+        return self.own if self.own is not None else self.chunk
 
 
 def _plan(event: DocumentChunked, chunk_set: ChunkSet, chunk: Chunk, lang: str, title: str,
-          page_overlap: bool = True) -> _Planned:
+          page_overlap: bool = True, compose_pages: bool = False) -> _Planned:
     doc_id = event.document_id
     text = chunk_search_text(chunk, page_overlap)
     meta = chunk_metadata(event, chunk_set, chunk, lang)
     meta["vector_sha"] = text_sha(text)
+    if compose_pages and not page_overlap and is_page_chunk(chunk):  # its composed sha comes with its neighbours'
+        own = _Record(chunk.chunk_id(doc_id), text, chunk.text, {**meta, "vector_kind": OWN_KIND})
+        return _Planned(_Record(own.id, text, chunk.text, {**meta, "vector_kind": COMPOSED_KIND}), None, own)
     q = question_search_text(title, chunk)
     if q is None:
         return _Planned(_Record(chunk.chunk_id(doc_id), text, chunk.text, meta), None)
@@ -116,7 +138,7 @@ def _batches(todo: list[_Planned], settings: Settings) -> list[_Batch]:
     """``todo`` in batches of at most ``embeddings_batch_tokens`` e5 tokens and
     ``embeddings_batch_size`` texts, a chunk's question line in its chunk's batch (a chunk
     whose texts are longer goes alone). Counts tokens: call it off the event loop."""
-    chunk_tokens = COUNTER.counts([p.chunk.text for p in todo])
+    chunk_tokens = COUNTER.counts([p.embedded.text for p in todo])
     question_tokens = [COUNTER.count(p.question.text) if p.question else 0 for p in todo]
     cost = [c + q for c, q in zip(chunk_tokens, question_tokens, strict=True)]
     per_chunk = 2 if any(p.question for p in todo) else 1
@@ -124,9 +146,51 @@ def _batches(todo: list[_Planned], settings: Settings) -> list[_Batch]:
     for r in token_batches(cost, settings.embeddings_batch_tokens, settings.embeddings_batch_size // per_chunk):
         plans = [todo[i] for i in r]
         questions = [(p.question.text, question_tokens[i]) for i, p in zip(r, plans, strict=True) if p.question]
-        out.append(_Batch(plans, [p.chunk.text for p in plans] + [t for t, _ in questions],
+        out.append(_Batch(plans, [p.embedded.text for p in plans] + [t for t, _ in questions],
                           [chunk_tokens[i] for i in r] + [n for _, n in questions]))
     return out
+
+
+def _resume(plans: list[_Planned], pages: list[int], around: dict[int, tuple[int, ...]],
+            stored_chunks: dict[str, StoredRecord], stored_questions: dict[str, StoredRecord],
+            ranged: bool) -> tuple[dict[str, list[float]], dict[str, list[float]], list[_Planned]]:
+    """What an earlier attempt stored: the vectors stored for chunks (by chunk id; a page chunk's
+    composed one), the own-text vectors of page chunks not composed yet, and the plans still to
+    embed — every chunk not stored, and the own text of each page chunk not composed yet and of
+    its neighbours when their own vectors are not stored (``ranged``: a chunk range, which sees
+    only some neighbours, takes any composed record of the same text as done)."""
+    vecs: dict[str, list[float]] = {}
+    owns: dict[str, list[float]] = {}
+    for p in plans:
+        vec = p.chunk.stored_as(stored_chunks)
+        if vec is None and p.own is not None and ranged:
+            vec = p.own.composed_in(stored_chunks)
+        if vec is not None and (p.question is None or p.question.stored_as(stored_questions) is not None):
+            vecs[p.chunk.id] = vec
+        elif p.own is not None and (own := p.own.stored_as(stored_chunks)) is not None:
+            owns[p.chunk.id] = own
+    need = {q for pos in pages if plans[pos].chunk.id not in vecs for q in (pos, *around[pos])}
+    todo = [p for pos, p in enumerate(plans)
+            if (p.own is None and p.chunk.id not in vecs) or (p.own is not None and pos in need
+                                                               and p.chunk.id not in owns)]
+    return vecs, owns, todo
+
+
+async def _compose_pages(plans: list[_Planned], pages: list[int], around: dict[int, tuple[int, ...]],
+                         vecs: dict[str, list[float]], owns: dict[str, list[float]], weight: float,
+                         vectors: VectorStore, check: Check, batch: int = 256) -> None:
+    """Write the composed vector of every page chunk at ``pages`` not yet composed
+    (``neighbours.compose`` of its own vector and its neighbours' ``around`` it, all in
+    ``owns``) over its own-text record, ``batch`` records per upsert; ``vecs`` gets them."""
+    todo = [pos for pos in pages if plans[pos].chunk.id not in vecs]
+    for start in range(0, len(todo), batch):
+        await check()
+        part = [plans[pos] for pos in todo[start:start + batch]]
+        composed = [compose(owns[plans[pos].chunk.id], [owns[plans[q].chunk.id] for q in around[pos]], weight)
+                    for pos in todo[start:start + batch]]
+        await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in part], composed,
+                                [p.chunk.document for p in part], [p.chunk.meta for p in part])
+        vecs.update((p.chunk.id, v) for p, v in zip(part, composed, strict=True))
 
 
 async def _stored(vectors: VectorStore, doc_id: str,
@@ -145,6 +209,12 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     chunks get the document's language and title from ``part``, and the document's statistics
     are left to the gatherer, which finishes the document with a whole run of this function
     (every chunk then found stored: nothing embedded, the sums taken in chunk order).
+
+    With ``EMBED_PAGE_OVERLAP`` false and ``EMBED_NEIGHBOUR_WEIGHT`` > 0, a token-strategy page
+    chunk's own page text is embedded (once) and written batch by batch as its own-text record;
+    once every chunk is embedded, each page chunk's record is rewritten with its vector composed
+    with its neighbours' (``neighbours.py``). A chunk range writes the own-text records only; the
+    gatherer's whole run composes them.
 
     Idempotent: ids are ``{document_id}_{chunk_index}`` and written with ``upsert``. Resumable:
     a chunk whose vector (and question-line vector) is already stored with the same text and
@@ -169,19 +239,20 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     total = len(chunks)
     lang = part.lang if part else detect_language(" ".join(c.text for c in chunks))
     title = part.title if part else document_title(chunk_set)
-    plans = [_plan(event, chunk_set, c, lang, title, settings.embed_page_overlap) for c in chunks]
-    stored_chunks, stored_questions = await _stored(vectors, doc_id, [p.chunk.id for p in plans])
-    vecs: dict[str, list[float]] = {}
-    todo: list[_Planned] = []
-    for p in plans:
-        vec = p.chunk.stored_as(stored_chunks)
-        if vec is not None and (p.question is None or p.question.stored_as(stored_questions) is not None):
-            vecs[p.chunk.id] = vec
-        else:
-            todo.append(p)
-    if vecs:
-        RESUMED.inc(len(vecs))
-        await report(unit="chunks", pages_done=len(vecs), pages_total=total)
+    weight = settings.embed_neighbour_weight
+    plans = [_plan(event, chunk_set, c, lang, title, settings.embed_page_overlap, weight > 0) for c in chunks]
+    pages = [pos for pos, p in enumerate(plans) if p.own is not None]
+    around = neighbours(pages)
+    for pos in pages:  # the composed record's sha names its neighbours' texts too
+        own_sha = str(plans[pos].embedded.meta["vector_sha"])
+        plans[pos].chunk.meta["vector_sha"] = composed_sha(
+            own_sha, [str(plans[q].embedded.meta["vector_sha"]) for q in around[pos]], weight)
+    stored = await _stored(vectors, doc_id, [p.chunk.id for p in plans])
+    vecs, owns, todo = _resume(plans, pages, around, *stored, ranged=part is not None)
+    resumed = len(vecs.keys() | owns.keys())
+    if resumed:
+        RESUMED.inc(resumed)
+        await report(unit="chunks", pages_done=resumed, pages_total=total)
     batches = await asyncio.to_thread(_batches, todo, settings)
 
     async def embed_batch(batch: _Batch) -> list[list[float]]:
@@ -192,19 +263,23 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
         EMBEDDED_TOKENS.inc(sum(batch.tokens))
         await check()
         n = len(batch.plans)
-        await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in batch.plans], embeddings[:n],
-                                [p.chunk.document for p in batch.plans], [p.chunk.meta for p in batch.plans])
+        # a composed record stays: its own vector was embedded again only for a neighbour
+        keep = [(p.embedded, e) for p, e in zip(batch.plans, embeddings[:n], strict=True) if p.chunk.id not in vecs]
+        await asyncio.to_thread(vectors.upsert, [r.id for r, _ in keep], [e for _, e in keep],
+                                [r.document for r, _ in keep], [r.meta for r, _ in keep])
         questions = [p.question for p in batch.plans if p.question is not None]
         if questions:
             await asyncio.to_thread(vectors.upsert_questions, [q.id for q in questions], embeddings[n:],
                                     [q.document for q in questions], [q.meta for q in questions])
-        vecs.update((p.chunk.id, e) for p, e in zip(batch.plans, embeddings[:n], strict=True))
+        for p, e in zip(batch.plans, embeddings[:n], strict=True):
+            (owns if p.own is not None else vecs)[p.chunk.id] = e
         CHUNKS.labels("embedding").inc(n)
-        await report(unit="chunks", pages_done=len(vecs), pages_total=total)
+        await report(unit="chunks", pages_done=len(vecs.keys() | owns.keys()), pages_total=total)
 
     await embed_ahead(batches, embed_batch, write, settings.embedder_batches_ahead)
     if part is not None:
         return total
+    await _compose_pages(plans, pages, around, vecs, owns, weight, vectors, check)
     vec_sum: list[float] | None = None
     for p in plans:  # in chunk order, so a resumed document's sums equal a fresh one's
         e = vecs[p.chunk.id]
