@@ -51,12 +51,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _common import CORPUS, ROOT, fixture_queries, load_note, median, percentile, table
+from _common import CORPUS, ROOT, fixture_queries, load_note, median, table
 
 import httpx
 import numpy as np
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from query import run_level
+from query import Phase, product, run as ask_all
 
 from cli import api
 from cli.eval_cmd import ensure_ingested, evaluation_files
@@ -454,9 +454,15 @@ async def measure(stack: Stack, templates: list[Template], tmp: Path, label: str
     questions = fixture_queries()
     out: dict[str, Any] = {"label": label, "chunks": kw.get("chunks"), "documents": kw.get("documents"),
                            "load": os.getloadavg()[0], "embed_ms": await embed_p50(stack)}
+    asked = (questions * (requests // max(1, len(questions)) + 1))[:requests]
     for who, headers in (("admin", stack.headers), ("member", member)):
-        lat, errors, _ = await run_level(stack.url, questions, 1, requests, 5, headers)
-        out[who] = (percentile(lat, 50), percentile(lat, 95), errors)
+        phase = Phase()  # every request with Cache-Control: no-cache: no answer or vector from a cache
+        async with httpx.AsyncClient(base_url=stack.url, timeout=ClientSettings().request_timeout_s,
+                                     headers=headers) as client:
+            ask = product(client, 5, fresh=True)
+            await ask(asked[0])  # warm-up
+            await ask_all(ask, asked, 1, phase)
+        out[who] = (phase.p(50), phase.p(95), phase.errors)
     out["new"] = await new_document(stack, templates, tmp, label)
     out["rss"] = await asyncio.to_thread(rss_mib)
     print(f"  {label}: {json.dumps({k: v for k, v in out.items() if k != 'rss'}, default=str)}", flush=True)
