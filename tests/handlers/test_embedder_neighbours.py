@@ -8,7 +8,6 @@ MinIO, Chroma and the e5 server are the test stack's."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +18,13 @@ from services.embedder.handle import RangePart, embed_and_store
 from services.embedder.neighbours import COMPOSED_KIND, OWN_KIND, compose, composed_sha, neighbours
 from services.embedder.search_text import chunk_search_text, document_title, text_sha
 from shared import storage
-from shared.embeddings import EmbeddingClient
 from shared.events import DocumentChunked
 from shared.lang import detect_language
 from shared.models import ChunkSet
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import settings_env
+from tests.handlers.endpoints import Endpoint
 
 PAPER = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "real" / "hk_legco_sub_710-06_zh.pdf"
 WEIGHT = 0.5
@@ -46,27 +45,6 @@ def pages(settings) -> ChunkSet:
     cs, _ = split_file(PAPER, "token", settings)
     assert len(cs.chunks) >= 4 and all("overlap_before_chars" in c.metadata for c in cs.chunks)
     return cs
-
-
-class Endpoint:
-    """The real embeddings client, keeping each text it embedded with its vector; request number
-    ``fail_at`` (1-based) raises instead, as a crash would."""
-
-    def __init__(self, settings, fail_at: int | None = None) -> None:
-        self.client = EmbeddingClient(settings)
-        self.fail_at = fail_at
-        self.requests = 0
-        self.texts: list[str] = []
-        self.vectors: dict[str, list[float]] = {}
-
-    async def __call__(self, texts: list[str], tokens: Sequence[int] | None = None) -> list[list[float]]:
-        self.requests += 1
-        if self.requests == self.fail_at:
-            raise RuntimeError("the embedder died here")
-        out = await self.client.embed_passages(texts, tokens)
-        self.texts.extend(texts)
-        self.vectors.update(zip(texts, out, strict=True))
-        return out
 
 
 def register(settings, pages: ChunkSet) -> tuple[DocumentChunked, ObjectStore]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import uuid
-from collections.abc import Sequence
 
 import pytest
 from faststream.kafka import TestKafkaBroker
@@ -16,13 +15,13 @@ from faststream.kafka import TestKafkaBroker
 from services.embedder.batcher import FairBatcher
 from services.embedder.generations import Generations
 from shared import storage, topics
-from shared.embeddings import EmbeddingClient
 from shared.events import ChunkRangeEmbedded, ChunkRangeWork, DocumentChunked, DocumentIndexed
 from shared.gather import GatherState
 from shared.models import Chunk, ChunkSet
 from shared.storage import ObjectStore
 from shared.vectorstore import VectorStore
 from tests.conftest import settings_env
+from tests.handlers.endpoints import Endpoint
 
 TOPICS = ["撥款", "補償", "安置", "交通", "房屋", "教育", "醫療", "環境", "保安", "文化", "財政", "規劃"]
 RANGE = 5  # chunks per range: 12 chunks -> ranges of 5, 5 and 2
@@ -35,25 +34,6 @@ def settings(stack):
     with settings_env({**{k: stack.env[k] for k in keys}, "HANDLER_RETRY_BASE_S": "0.01",
                        "EMBEDDINGS_BATCH_TOKENS": "500", "EMBEDDER_RANGE_CHUNKS": str(RANGE)}) as s:
         yield s
-
-
-class Endpoint:
-    """The real embeddings client, counting the texts of every request that succeeded; request
-    number ``fail_at`` (1-based) raises instead, as a bug would."""
-
-    def __init__(self, settings, fail_at: int | None = None) -> None:
-        self.client = EmbeddingClient(settings)
-        self.fail_at = fail_at
-        self.requests = 0
-        self.texts: list[str] = []
-
-    async def __call__(self, texts: list[str], tokens: Sequence[int] | None = None) -> list[list[float]]:
-        self.requests += 1
-        if self.requests == self.fail_at:
-            raise RuntimeError("the embedder died here")
-        out = await self.client.embed_passages(texts, tokens)
-        self.texts.extend(texts)
-        return out
 
 
 @pytest.fixture(scope="module")
