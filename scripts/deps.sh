@@ -8,7 +8,9 @@
 #   the deployment validators (`deploy`: kubeconform and kustomize by go install, Kubernetes schemas
 #   from the kubernetes-validate wheel, KEDA's CRDs and the Compose Specification schema from their
 #   Go modules; laid out by scripts/deploy_schemas.py under $LEGCO_CACHE/deploy).
-# Usage: scripts/deps.sh [python|kafka|minio|prometheus|frontend|browser|deploy|all]   (default all)
+# `all` is what the stack needs; `test` adds the browser and the deployment validators. Both build
+# MinIO (Go, CPU-bound, the longest step) in the background while the downloads run.
+# Usage: scripts/deps.sh [python|kafka|minio|prometheus|frontend|browser|deploy|all|test]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LEGCO_CACHE:-$repo/.cache}
@@ -99,6 +101,18 @@ deploy_deps() {
   echo "$stamp" > "$d/.stamp"
 }
 
+minio_background() {  # minio_deps in a background job (its output in a log); minio_wait joins it
+  [ -x "$cache/gobin/minio" ] && { minio_pid=; return; }
+  minio_deps > "$cache/minio-build.log" 2>&1 &
+  minio_pid=$!
+}
+
+minio_wait() {
+  [ -n "${minio_pid:-}" ] || return 0
+  wait "$minio_pid" || { cat "$cache/minio-build.log" >&2; echo "[deps] MinIO build failed" >&2; return 1; }
+  head -1 "$cache/minio-build.log"
+}
+
 case "$what" in
   python) python_deps ;;
   kafka) kafka_deps ;;
@@ -107,6 +121,7 @@ case "$what" in
   browser) browser_deps ;;
   prometheus) prometheus_deps ;;
   deploy) deploy_deps ;;
-  all) python_deps; kafka_deps; minio_deps; prometheus_deps; frontend_deps ;;
-  *) echo "usage: $0 [python|kafka|minio|prometheus|frontend|browser|deploy|all]" >&2; exit 2 ;;
+  all) minio_background; python_deps; kafka_deps; prometheus_deps; frontend_deps; minio_wait ;;
+  test) minio_background; python_deps; kafka_deps; prometheus_deps; browser_deps; frontend_deps; deploy_deps; minio_wait ;;
+  *) echo "usage: $0 [python|kafka|minio|prometheus|frontend|browser|deploy|all|test]" >&2; exit 2 ;;
 esac

@@ -10,9 +10,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 what=${1:-all}
 export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
-bash scripts/deps.sh all
-bash scripts/deps.sh browser
-bash scripts/deps.sh deploy   # kubeconform, kustomize and the schemas of tests/unit/deploy
+bash scripts/deps.sh test   # the stack's, the browser and kubeconform, kustomize and the schemas of tests/unit/deploy
 status=0
 if [ "$what" = all ] || [ "$what" = python ]; then
   bash scripts/lint.sh || status=$?
