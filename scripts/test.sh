@@ -12,11 +12,21 @@ what=${1:-all}
 export LEGCO_CACHE=${LEGCO_CACHE:-$repo/.cache}
 bash scripts/deps.sh test   # the stack's, the browser and kubeconform, kustomize and the schemas of tests/unit/deploy
 status=0
+# The frontend's component tests (node) run beside the lint gate (mypy: one core); their output
+# is printed after the Python tests, so the report keeps its order.
+fe_log="$LEGCO_CACHE/frontend-test.log" fe_pid=
+if { [ "$what" = all ] || [ "$what" = frontend ]; } && [ -f frontend/package.json ]; then
+  (cd frontend && npm test --silent) > "$fe_log" 2>&1 &
+  fe_pid=$!
+fi
 if [ "$what" = all ] || [ "$what" = python ]; then
   bash scripts/lint.sh || status=$?
   "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 --durations=25 tests || status=$?
 fi
-if [ "$what" = all ] || [ "$what" = frontend ]; then
-  if [ -f frontend/package.json ]; then (cd frontend && npm test --silent) || status=$?; fi
+if [ -n "$fe_pid" ]; then
+  fe_status=0
+  wait "$fe_pid" || fe_status=$?
+  cat "$fe_log"
+  [ "$fe_status" = 0 ] || status=$fe_status
 fi
 exit $status

@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -591,6 +592,18 @@ def _summed(size: int, sets: list[TermSet], vocab: Container[str],
     return total
 
 
+@lru_cache(maxsize=4096)
+def _chunk_terms(text: str) -> tuple[str, frozenset[str], dict[str, str]]:
+    """``(text with CJK line wraps joined, its keyword tokens, English stem → the chunk's first
+    word with that stem)`` for :func:`matched_terms`; cached by text (the same chunks come back
+    for many questions). The dict is shared: read it, never change it."""
+    text = join_cjk_lines(text)
+    surface: dict[str, str] = {}
+    for w in english_words(text):
+        surface.setdefault(stem(w), w)
+    return text, frozenset(document_tokens(text)), surface
+
+
 def matched_terms(query: str, text: str, lang: str, sets: dict[str, list[TermSet]], limit: int = 8) -> list[str]:
     """Query terms found in a chunk, for display: the query's own Chinese as it occurs in the
     chunk, the query's own English words, and translations as ``"特惠 (ex gratia)"``.
@@ -599,11 +612,7 @@ def matched_terms(query: str, text: str, lang: str, sets: dict[str, list[TermSet
         query: the query in keyword form; text: the chunk's search text; lang: its language;
         sets: ``KeywordHits.term_sets``; limit: most terms returned.
     """
-    text = join_cjk_lines(text)
-    have = set(document_tokens(text))
-    surface: dict[str, str] = {}  # English stem → first word of the chunk with that stem
-    for w in english_words(text):
-        surface.setdefault(stem(w), w)
+    text, have, surface = _chunk_terms(text)
     own_bigrams: set[str] = set()
     out: list[str] = []
     for ts in sets.get(lang, []):

@@ -337,10 +337,12 @@ async def fetch_texts(vectors: VectorStore, ranked: list[Candidate],
 
 
 def finish(stage: Stage, params: ScoringParams, k: int, texts: Mapping[str, str],
-           duplicate_threshold: float = 0.8) -> list[Hit]:
+           duplicate_threshold: float = 0.8, ranked: list[Candidate] | None = None) -> list[Hit]:
     """Score ``stage``'s candidates under ``params``, collapse renditions and build the top-``k``
-    hits (``texts``: chunk id → stored text; a candidate without text is left out)."""
-    ranked = top_ranked(stage, params, k)
+    hits (``texts``: chunk id → stored text; a candidate without text is left out). ``ranked``:
+    ``top_ranked(stage, params, k)`` when the caller has it already (scoring is not repeated)."""
+    if ranked is None:
+        ranked = top_ranked(stage, params, k)
     kept = collapse([Ranked(c.chunk_id, str(c.meta.get("document_id", "")), texts[c.chunk_id], c,
                             has_page=page_pdf_of(c.meta) is not None)
                      for c in ranked if c.chunk_id in texts],  # absent: deleted since the index was built
@@ -415,4 +417,4 @@ async def retrieve(vectors: VectorStore, embedder: EmbeddingClient | QuestionVec
     ranked = top_ranked(stage, params, k)
     if not ranked:
         return []
-    return finish(stage, params, k, await fetch_texts(vectors, ranked, searcher), duplicate_threshold)
+    return finish(stage, params, k, await fetch_texts(vectors, ranked, searcher), duplicate_threshold, ranked)

@@ -1,6 +1,7 @@
 """The query service's routes: ``POST /api/v1/query`` and ``GET /healthz``."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -11,7 +12,8 @@ from services.query.answer import compose_answer
 from services.query.answer_cache import CachedAnswer
 from services.query.keyword_tokens import query_search_form
 from services.query.retrieve import retrieve
-from services.query.state import StateDep
+from services.query.state import QueryState, StateDep
+from services.query.term_evidence import QueryTerm
 from shared.api import QueryResponse, ScopedQueryRequest
 from shared.metrics import ANSWER_CACHE, QUERIES, QUERY_LATENCY
 from shared.scope import scope_label
@@ -59,6 +61,9 @@ async def query(state: StateDep, body: ScopedQueryRequest, request: Request) -> 
         return done(cached, body, start)
     ANSWER_CACHE.labels("bypass" if fresh else "miss").inc()
     keywords_ready = state.keywords_ready
+    # The coverage terms need only the question and the keyword index: worked out in a thread
+    # while the question is embedded and searched (the wait for e5 and Chroma leaves the CPU free).
+    terms_job = asyncio.ensure_future(asyncio.to_thread(coverage_terms, state, body)) if keywords_ready else None
     try:
         hits = await retrieve(state.vectors, state.questions, body.question, body.top_k, body.document_ids,
                               means=state.means, params=state.params, candidates=s.query_candidates,
@@ -69,15 +74,23 @@ async def query(state: StateDep, body: ScopedQueryRequest, request: Request) -> 
                               fresh=fresh, searcher=state.searcher)
     except Exception as e:
         log.exception("retrieval failed")
+        if terms_job is not None:
+            await asyncio.gather(terms_job, return_exceptions=True)
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None
-    kw_query = query_search_form(body.question)
-    unknown = state.keywords.unknown_share(kw_query, body.departments) if keywords_ready else 0.0
-    terms = state.keywords.query_terms(kw_query, body.departments) if keywords_ready else None
+    unknown, terms = (0.0, None) if terms_job is None else await terms_job
     response = await compose_answer(s, body.question, hits, unknown, terms=terms)
     answer = CachedAnswer(response.answer_mode, response.model_dump_json().encode("utf-8"))
     if not (s.llm_enabled and response.answer_mode != "llm"):  # an LLM that failed is asked again next time
         state.answers.put(key, generation, answer)
     return done(answer, body, start)
+
+
+def coverage_terms(state: QueryState, body: ScopedQueryRequest) -> tuple[float, list[QueryTerm]]:
+    """``(unknown share, query terms)`` of ``body.question`` in the caller's scope, from the
+    keyword index (``KeywordIndex.unknown_share`` and ``query_terms``), for the coverage check."""
+    kw_query = query_search_form(body.question)
+    return (state.keywords.unknown_share(kw_query, body.departments),
+            state.keywords.query_terms(kw_query, body.departments))
 
 
 def done(answer: CachedAnswer, body: ScopedQueryRequest, start: float) -> Response:
