@@ -133,6 +133,11 @@ def write_pages(profiler: Profiler, out: Path, name: str) -> None:
     (out / f"{name}.txt").write_text(profiler.output_text(unicode=True, show_all=False), encoding="utf-8")
 
 
+SCOPE: dict[str, Any] = {}
+"""Extra body of the query part's requests: ``{"departments": [...]}`` with ``--departments``
+(a member's scope, as the gateway would send it); empty: every department."""
+
+
 async def profiled(app: Any, client: httpx.AsyncClient, questions: list[str], warm: list[str],
                    ready: Callable[[], Awaitable[bool]], html: Path | None, name: str) -> tuple[Frame, float]:
     """Run ``app``'s lifespan, wait for ``ready``, warm up, then profile one question at a time."""
@@ -143,13 +148,13 @@ async def profiled(app: Any, client: httpx.AsyncClient, questions: list[str], wa
                 raise SystemExit(f"{name}: not ready after 300 s")
             await asyncio.sleep(0.5)
         for q in warm:
-            (await client.post("/api/v1/query", json={"question": q, "top_k": 5},
+            (await client.post("/api/v1/query", json={"question": q, "top_k": 5, **SCOPE},
                                headers={"Cache-Control": "no-cache"})).raise_for_status()
         profiler = Profiler(interval=0.0002, async_mode="enabled")
         t0 = time.perf_counter()
         profiler.start()
         for q in questions:
-            r = await client.post("/api/v1/query", json={"question": q, "top_k": 5},
+            r = await client.post("/api/v1/query", json={"question": q, "top_k": 5, **SCOPE},
                                   headers={"Cache-Control": "no-cache"})
             r.raise_for_status()
         session = profiler.stop()
@@ -195,7 +200,11 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--part", choices=("query", "gateway", "both"), default="both")
     ap.add_argument("--html", type=Path, default=None)
+    ap.add_argument("--departments", default=None,
+                    help="query part: ask in this scope (comma-separated departments), as a member's key would")
     a = ap.parse_args()
+    if a.departments:
+        SCOPE["departments"] = a.departments.split(",")
     off = a.offset
     os.environ.update({
         **read_credentials(a.var / "minio.credentials"),

@@ -366,6 +366,29 @@ class KeywordIndex:
         """The index as queries read it (replaced whole by a full load)."""
         return Snapshot(self._index)
 
+    def scope_share(self, departments: Scope) -> float:
+        """Share of the index's chunks in a caller's scope (``shared.scope``; ``None``: 1.0;
+        0.0 for an empty index)."""
+        index = self._index
+        with index.lock.reading():
+            total = index.chunk_count
+            return index.scope_count(departments) / total if total else 0.0
+
+    def in_scope(self, ids: Sequence[str], departments: Scope) -> list[bool]:
+        """Whether each of ``ids`` is a chunk of the caller's scope (``shared.scope``) in the
+        current index; an id the index does not hold (yet) is not."""
+        index = self._index
+        with index.lock.reading():
+            rows = [index.row_of(cid) for cid in ids]
+            keep = index.row_filter(departments=departments)
+            known = [r for r in rows if r is not None]
+            if keep is None or not known:
+                passed: list[bool] = [True] * len(known)
+            else:
+                passed = [bool(b) for b in keep(np.asarray(known, dtype=np.int64))]
+            marks = iter(passed)
+            return [r is not None and next(marks) for r in rows]
+
     def metadata(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Stored metadata of those ``ids`` that are in the current index (id → metadata)."""
         index = self._index

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -183,14 +184,78 @@ class CandidateSearch:
                 self._batchers.pop(key, None)
 
 
+WIDE_MAX = 2000
+"""Most ids one unfiltered search may fetch to stand in for a scoped one (``ScopeFilter``)."""
+
+
+@dataclass
+class ScopeFilter:
+    """A caller's scope applied after an unfiltered Chroma search instead of inside it.
+
+    Chroma evaluates a ``where`` filter over the whole collection for every query: at 100,000
+    chunks a search with a member's department filter took 476 ms at p50 against 13 ms without
+    (``bench/README.md``, "scale.py"). When the scope holds a share ``s`` of the chunks, the top
+    ``2n/s`` (at most :data:`WIDE_MAX`) of an unfiltered search are fetched instead and the
+    first ``n`` of the scope kept, each id checked against the keyword index's department and
+    visibility codes (``KeywordIndex.in_scope``; an id it does not hold yet — a document
+    indexed in the last second — is left out, never shown outside its scope). When fewer
+    than ``n`` of the scope come back, that search is made again with the filter.
+
+    Args:
+        keywords: the query service's keyword index (the scope's share and its chunks' codes).
+        departments: the caller's scope (``shared.scope``; not ``None``).
+    """
+
+    keywords: KeywordIndex
+    departments: Scope
+
+    def wide_n(self, n: int) -> int | None:
+        """How many ids an unfiltered search fetches for the scope's top ``n``; ``None`` when
+        that would pass :data:`WIDE_MAX` (a small scope: searched with the filter)."""
+        share = self.keywords.scope_share(self.departments)
+        if share <= 0:
+            return None
+        wide = max(n, math.ceil(2 * n / share))
+        return wide if wide <= WIDE_MAX else None
+
+    def keep(self, ids: list[str], n: int, wide: int) -> list[str] | None:
+        """The first ``n`` of ``ids`` (an unfiltered search's top ``wide``, nearest first) in the
+        scope; ``None`` when fewer than ``n`` are and the search may have stopped short of more."""
+        kept: list[str] = []
+        step = max(4 * n, 100)  # checked a slice at a time: the scope's first n are usually near the top
+        for at in range(0, len(ids), step):
+            part = ids[at:at + step]
+            kept += [cid for cid, ok in zip(part, self.keywords.in_scope(part, self.departments), strict=True) if ok]
+            if len(kept) >= n:
+                return kept[:n]
+        return None if len(ids) >= wide else kept
+
+
 async def search_candidates(vectors: VectorStore, query_vecs: QueryVectors, n: int, filters: dict[str, Any],
-                            searcher: CandidateSearch | None = None) -> list[str]:
+                            searcher: CandidateSearch | None = None, scope: ScopeFilter | None = None) -> list[str]:
     """The ids of the top-``n`` chunks and top-``n`` question lines for each query vector
     (``query_vecs``: language → the query vector to search that language with, or a list of
     such pairs; ``None`` = no language filter), merged in the order of one search per vector
     and collection. The chunk and question-line searches run at once; each is one request per
     filter holding every query vector (batched with concurrent questions' through
-    ``searcher`` when given)."""
+    ``searcher`` when given). ``scope``: when ``filters`` restrict nothing but the caller's
+    departments, the scope is applied after an unfiltered search (:class:`ScopeFilter`)."""
+    wide = None
+    if scope is not None and not any(v for key, v in filters.items() if key != "departments"):
+        wide = scope.wide_n(n)
+    if scope is not None and wide is not None:
+        lists = await _search_lists(vectors, query_vecs, wide, {}, searcher)
+        kept = [scope.keep(ids, n, wide) for ids in lists]
+        if all(k is not None for k in kept):
+            return list(dict.fromkeys(cid for ids in kept if ids is not None for cid in ids))
+    return list(dict.fromkeys(cid for ids in await _search_lists(vectors, query_vecs, n, filters, searcher)
+                              for cid in ids))
+
+
+async def _search_lists(vectors: VectorStore, query_vecs: QueryVectors, n: int, filters: dict[str, Any],
+                        searcher: CandidateSearch | None) -> list[list[str]]:
+    """The top-``n`` ids of each search of :func:`search_candidates`, in its merge order (per
+    query vector: chunks, then question lines)."""
     order: list[tuple[str, str, int]] = []
     batches: dict[tuple[str, str], tuple[dict[str, Any] | None, list[list[float]]]] = {}
     for lang, qv in (query_vecs.items() if isinstance(query_vecs, Mapping) else query_vecs):
@@ -205,7 +270,7 @@ async def search_candidates(vectors: VectorStore, query_vecs: QueryVectors, n: i
         else asyncio.to_thread(vectors.query_many, kind, batches[(kind, w)][1], n, batches[(kind, w)][0])
         for kind, w in keys))
     results = dict(zip(keys, found, strict=True))
-    return list(dict.fromkeys(cid for kind, w, i in order for cid in results[(kind, w)][i]))
+    return [results[(kind, w)][i] for kind, w, i in order]
 
 
 def candidate_records(vectors: VectorStore, ids: list[str], cache: VectorCache | None = None,
@@ -234,10 +299,10 @@ def candidate_records(vectors: VectorStore, ids: list[str], cache: VectorCache |
                 todo.append(cid)
             else:
                 vecs[(kind, cid)] = v
-        if todo:
-            for cid, _, meta, emb in _rows(vectors.get_vectors(kind, todo), nested=False):
+        if todo:  # the metadata is known already: only the vectors are read
+            for cid, _, _, emb in _rows(vectors.get_vectors(kind, todo), nested=False):
                 if emb is not None:
-                    vecs[(kind, cid)] = cache.put((kind, cid, str(meta.get("vector_sha", ""))), emb)
+                    vecs[(kind, cid)] = cache.put((kind, cid, shas[cid]), emb)
 
     fill("chunks", {cid: str(m.get("vector_sha", "")) for cid, m in metas.items()})
     fill("questions", {cid: str(m.get("question_sha", "")) for cid, m in metas.items()
@@ -304,7 +369,8 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient | Ques
             translation = (np.asarray(embedded[1], dtype=np.float64), detect_language(texts[1]))
             query_vecs.append((None, language_neutral(debias(translation[0], mean_map.get(translation[1])),
                                                       mean_map).tolist()))
-        found = await search_candidates(vectors, query_vecs, max(candidates, k), filters, searcher)
+        scope = ScopeFilter(keywords, departments) if keywords is not None and departments is not None else None
+        found = await search_candidates(vectors, query_vecs, max(candidates, k), filters, searcher, scope)
         hits = await keyword_job if keyword_job is not None else KeywordHits({}, {})
     except BaseException:
         if keyword_job is not None:

@@ -12,6 +12,8 @@ import chromadb
 import numpy as np
 import pytest
 
+from services.query.keyword_index import KeywordIndex
+from services.query.lexicon import Lexicon
 from services.query.retrieve import CandidateSearch, search_candidates
 from shared.settings import Settings
 from shared.vectorstore import VectorStore
@@ -81,3 +83,52 @@ async def test_concurrent_questions_fetch_their_texts_in_one_request(store: Vect
     got = await asyncio.gather(*(searcher.texts(ids) for ids in wanted))
     assert searcher.requests == 1
     assert got == [["text", "text", None]] * 5
+
+
+def scope_index(store: VectorStore) -> KeywordIndex:
+    """A keyword index holding the store's chunks (their departments and visibility)."""
+    index = KeywordIndex(Lexicon({}, {}))
+    got = store.collection.get(include=["metadatas"])
+    index.load([(cid, "text", dict(meta)) for cid, meta in zip(got["ids"], got["metadatas"], strict=True)])
+    return index
+
+
+async def test_a_scope_is_applied_after_an_unfiltered_search(store: VectorStore) -> None:
+    """A member's search (half the chunks in scope) fetches 2n/share ids without a filter and
+    keeps the scope's first n: the same ids as the filtered search, one request per collection."""
+    from services.query.retrieve import ScopeFilter, build_where
+    scope = ScopeFilter(scope_index(store), ["lands"])
+    assert scope.wide_n(5) == 20  # 2 x 5 / 0.5
+    searcher = CandidateSearch(store, max_batch=32)
+    for qvs in questions(6, seed=5):
+        got = await search_candidates(store, [(None, v) for v in qvs], 5, {"departments": ["lands"]}, searcher, scope)
+        assert got == alone(store, qvs, 5, build_where(departments=["lands"]))
+    assert searcher._batchers == {}
+    assert all(s is False for s in scope.keywords.in_scope(["not-indexed", f"{0:032x}_1"], ["lands"]))  # dev's
+
+
+async def test_a_small_scope_or_other_filters_search_with_the_filter(store: VectorStore) -> None:
+    from services.query.retrieve import WIDE_MAX, ScopeFilter
+    scope = ScopeFilter(scope_index(store), ["nobody"])
+    assert scope.wide_n(5) is None  # no chunk in scope: the filtered search (the shared library only)
+    assert ScopeFilter(scope_index(store), ["lands"]).wide_n(WIDE_MAX) is None
+    searcher = CandidateSearch(store, max_batch=32)
+    (qvs,) = questions(1, seed=7)
+    lands = ScopeFilter(scope_index(store), ["lands"])
+    filters = {"departments": ["lands"], "document_ids": [f"{1:032x}"]}
+    from services.query.retrieve import build_where
+    got = await search_candidates(store, [(None, v) for v in qvs], 3, filters, searcher, lands)
+    assert got == alone(store, qvs, 3, build_where(**filters))
+
+
+async def test_too_few_of_the_scope_in_the_wide_search_falls_back_to_the_filter(store: VectorStore) -> None:
+    """When the unfiltered top ids hold fewer than n of the scope (the scope's chunks lie far from
+    the question), the filtered search answers."""
+    from services.query.retrieve import ScopeFilter, build_where
+    index = scope_index(store)
+    scope = ScopeFilter(index, ["lands"])
+    scope.wide_n = lambda n: n  # type: ignore[method-assign]  # as if the scope were the whole collection
+    searcher = CandidateSearch(store, max_batch=32)
+    for qvs in questions(4, seed=9):
+        got = await search_candidates(store, [(None, v) for v in qvs], 8, {"departments": ["lands"]}, searcher, scope)
+        assert got == alone(store, qvs, 8, build_where(departments=["lands"]))
