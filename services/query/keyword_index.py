@@ -374,9 +374,9 @@ class KeywordIndex:
             total = index.chunk_count
             return index.scope_count(departments) / total if total else 0.0
 
-    def in_scope(self, ids: Sequence[str], departments: Scope) -> list[bool]:
-        """Whether each of ``ids`` is a chunk of the caller's scope (``shared.scope``) in the
-        current index; an id the index does not hold (yet) is not."""
+    def in_scope(self, ids: Sequence[str], departments: Scope) -> list[bool | None]:
+        """Whether each of ``ids`` is a chunk of the caller's scope (``shared.scope``) by the
+        current index's codes; ``None`` for an id the index does not hold (yet)."""
         index = self._index
         with index.lock.reading():
             rows = [index.row_of(cid) for cid in ids]
@@ -387,7 +387,7 @@ class KeywordIndex:
             else:
                 passed = [bool(b) for b in keep(np.asarray(known, dtype=np.int64))]
             marks = iter(passed)
-            return [r is not None and next(marks) for r in rows]
+            return [None if r is None else next(marks) for r in rows]
 
     def metadata(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Stored metadata of those ``ids`` that are in the current index (id → metadata)."""

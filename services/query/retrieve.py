@@ -28,7 +28,7 @@ from shared.api import MatchedBy, Rendition, Source
 from shared.chunkview import chunk_view, page_pdf_of
 from shared.embeddings import EmbeddingClient
 from shared.lang import detect_language
-from shared.scope import Scope, chroma_where
+from shared.scope import Scope, chroma_where, meta_in_scope
 from shared.textnorm import normalize_for_search
 from shared.vectorstore import VectorStore
 
@@ -194,20 +194,22 @@ class ScopeFilter:
 
     Chroma evaluates a ``where`` filter over the whole collection for every query: at 100,000
     chunks a search with a member's department filter took 476 ms at p50 against 13 ms without
-    (``bench/README.md``, "scale.py"). When the scope holds a share ``s`` of the chunks, the top
-    ``2n/s`` (at most :data:`WIDE_MAX`) of an unfiltered search are fetched instead and the
-    first ``n`` of the scope kept, each id checked against the keyword index's department and
-    visibility codes (``KeywordIndex.in_scope``; an id it does not hold yet — a document
-    indexed in the last second — is left out, never shown outside its scope). When fewer
-    than ``n`` of the scope come back, that search is made again with the filter.
+    (``services/query/README.md``, "The dense side's scope at 100k"). When the scope holds a
+    share ``s`` of the chunks, the top ``2n/s`` (at most :data:`WIDE_MAX`) of an unfiltered
+    search are fetched instead and the first ``n`` of the scope kept, each id checked against
+    the keyword index's department and visibility codes (``KeywordIndex.in_scope``); an id it
+    does not hold yet (a document indexed in the last second) by its metadata in Chroma. When
+    fewer than ``n`` of the scope come back, that search is made again with the filter.
 
     Args:
         keywords: the query service's keyword index (the scope's share and its chunks' codes).
         departments: the caller's scope (``shared.scope``; not ``None``).
+        vectors: Chroma, for the metadata of ids the keyword index does not hold.
     """
 
     keywords: KeywordIndex
     departments: Scope
+    vectors: VectorStore
 
     def wide_n(self, n: int) -> int | None:
         """How many ids an unfiltered search fetches for the scope's top ``n``; ``None`` when
@@ -220,12 +222,24 @@ class ScopeFilter:
 
     def keep(self, ids: list[str], n: int, wide: int) -> list[str] | None:
         """The first ``n`` of ``ids`` (an unfiltered search's top ``wide``, nearest first) in the
-        scope; ``None`` when fewer than ``n`` are and the search may have stopped short of more."""
+        scope; ``None`` when fewer than ``n`` are and the search may have stopped short of more.
+        Blocking (may read Chroma): call it in a worker thread.
+
+        Raises:
+            chromadb errors when Chroma is down (an id unknown to the keyword index)."""
         kept: list[str] = []
         step = max(4 * n, 100)  # checked a slice at a time: the scope's first n are usually near the top
         for at in range(0, len(ids), step):
             part = ids[at:at + step]
-            kept += [cid for cid, ok in zip(part, self.keywords.in_scope(part, self.departments), strict=True) if ok]
+            marks = self.keywords.in_scope(part, self.departments)
+            unknown = [cid for cid, ok in zip(part, marks, strict=True) if ok is None]
+            if unknown:
+                got = self.vectors.collection.get(ids=unknown, include=["metadatas"])
+                metas = dict(zip(got["ids"], got["metadatas"] or [], strict=False))
+                marks = [ok if ok is not None  # known to the keyword index
+                         else cid in metas and meta_in_scope(dict(metas[cid] or {}), self.departments)
+                         for cid, ok in zip(part, marks, strict=True)]
+            kept += [cid for cid, ok in zip(part, marks, strict=True) if ok]
             if len(kept) >= n:
                 return kept[:n]
         return None if len(ids) >= wide else kept
@@ -245,7 +259,7 @@ async def search_candidates(vectors: VectorStore, query_vecs: QueryVectors, n: i
         wide = scope.wide_n(n)
     if scope is not None and wide is not None:
         lists = await _search_lists(vectors, query_vecs, wide, {}, searcher)
-        kept = [scope.keep(ids, n, wide) for ids in lists]
+        kept = await asyncio.to_thread(lambda: [scope.keep(ids, n, wide) for ids in lists])
         if all(k is not None for k in kept):
             return list(dict.fromkeys(cid for ids in kept if ids is not None for cid in ids))
     return list(dict.fromkeys(cid for ids in await _search_lists(vectors, query_vecs, n, filters, searcher)
@@ -369,7 +383,8 @@ async def rank_candidates(vectors: VectorStore, embedder: EmbeddingClient | Ques
             translation = (np.asarray(embedded[1], dtype=np.float64), detect_language(texts[1]))
             query_vecs.append((None, language_neutral(debias(translation[0], mean_map.get(translation[1])),
                                                       mean_map).tolist()))
-        scope = ScopeFilter(keywords, departments) if keywords is not None and departments is not None else None
+        scope = (ScopeFilter(keywords, departments, vectors) if keywords is not None and departments is not None
+                 else None)
         found = await search_candidates(vectors, query_vecs, max(candidates, k), filters, searcher, scope)
         hits = await keyword_job if keyword_job is not None else KeywordHits({}, {})
     except BaseException:

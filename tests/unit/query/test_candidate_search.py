@@ -97,24 +97,42 @@ async def test_a_scope_is_applied_after_an_unfiltered_search(store: VectorStore)
     """A member's search (half the chunks in scope) fetches 2n/share ids without a filter and
     keeps the scope's first n: the same ids as the filtered search, one request per collection."""
     from services.query.retrieve import ScopeFilter, build_where
-    scope = ScopeFilter(scope_index(store), ["lands"])
+    scope = ScopeFilter(scope_index(store), ["lands"], store)
     assert scope.wide_n(5) == 20  # 2 x 5 / 0.5
     searcher = CandidateSearch(store, max_batch=32)
     for qvs in questions(6, seed=5):
         got = await search_candidates(store, [(None, v) for v in qvs], 5, {"departments": ["lands"]}, searcher, scope)
         assert got == alone(store, qvs, 5, build_where(departments=["lands"]))
     assert searcher._batchers == {}
-    assert all(s is False for s in scope.keywords.in_scope(["not-indexed", f"{0:032x}_1"], ["lands"]))  # dev's
+    assert scope.keywords.in_scope(["not-indexed", f"{0:032x}_1", f"{1:032x}_1"], ["lands"]) == [None, False, True]
+
+
+async def test_ids_the_keyword_index_does_not_hold_yet_are_judged_by_their_chroma_metadata(store: VectorStore) -> None:
+    """A document indexed in the last second is in Chroma before the keyword index has applied
+    its event: its chunks are kept or left out by their stored department, never dropped."""
+    from services.query.retrieve import ScopeFilter, build_where
+    full = scope_index(store)
+    partial = KeywordIndex(Lexicon({}, {}))
+    got = store.collection.get(include=["metadatas"])
+    partial.load([(cid, "text", dict(m)) for cid, m in zip(got["ids"], got["metadatas"], strict=True)
+                  if not cid.startswith(f"{1:032x}") and not cid.startswith(f"{2:032x}")])  # lands' and dev's
+    assert full.scope_share(["lands"]) == partial.scope_share(["lands"]) == 0.5
+    scope = ScopeFilter(partial, ["lands"], store)
+    searcher = CandidateSearch(store, max_batch=32)
+    for qvs in questions(4, seed=11):
+        got_ids = await search_candidates(store, [(None, v) for v in qvs], 5, {"departments": ["lands"]}, searcher,
+                                          scope)
+        assert got_ids == alone(store, qvs, 5, build_where(departments=["lands"]))
 
 
 async def test_a_small_scope_or_other_filters_search_with_the_filter(store: VectorStore) -> None:
     from services.query.retrieve import WIDE_MAX, ScopeFilter
-    scope = ScopeFilter(scope_index(store), ["nobody"])
+    scope = ScopeFilter(scope_index(store), ["nobody"], store)
     assert scope.wide_n(5) is None  # no chunk in scope: the filtered search (the shared library only)
-    assert ScopeFilter(scope_index(store), ["lands"]).wide_n(WIDE_MAX) is None
+    assert ScopeFilter(scope_index(store), ["lands"], store).wide_n(WIDE_MAX) is None
     searcher = CandidateSearch(store, max_batch=32)
     (qvs,) = questions(1, seed=7)
-    lands = ScopeFilter(scope_index(store), ["lands"])
+    lands = ScopeFilter(scope_index(store), ["lands"], store)
     filters = {"departments": ["lands"], "document_ids": [f"{1:032x}"]}
     from services.query.retrieve import build_where
     got = await search_candidates(store, [(None, v) for v in qvs], 3, filters, searcher, lands)
@@ -126,7 +144,7 @@ async def test_too_few_of_the_scope_in_the_wide_search_falls_back_to_the_filter(
     the question), the filtered search answers."""
     from services.query.retrieve import ScopeFilter, build_where
     index = scope_index(store)
-    scope = ScopeFilter(index, ["lands"])
+    scope = ScopeFilter(index, ["lands"], store)
     scope.wide_n = lambda n: n  # type: ignore[method-assign]  # as if the scope were the whole collection
     searcher = CandidateSearch(store, max_batch=32)
     for qvs in questions(4, seed=9):
