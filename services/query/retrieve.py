@@ -234,10 +234,9 @@ class ScopeFilter:
             marks = self.keywords.in_scope(part, self.departments)
             unknown = [cid for cid, ok in zip(part, marks, strict=True) if ok is None]
             if unknown:
-                got = self.vectors.collection.get(ids=unknown, include=["metadatas"])
-                metas = dict(zip(got["ids"], got["metadatas"] or [], strict=False))
+                metas = self.vectors.get_metadatas(unknown)
                 marks = [ok if ok is not None  # known to the keyword index
-                         else cid in metas and meta_in_scope(dict(metas[cid] or {}), self.departments)
+                         else cid in metas and meta_in_scope(metas[cid], self.departments)
                          for cid, ok in zip(part, marks, strict=True)]
             kept += [cid for cid, ok in zip(part, marks, strict=True) if ok]
             if len(kept) >= n:
@@ -301,8 +300,7 @@ def candidate_records(vectors: VectorStore, ids: list[str], cache: VectorCache |
     metas: dict[str, dict[str, Any]] = known(list(found)) if known is not None and found else {}
     missing = [cid for cid in found if cid not in metas]
     if missing:  # not in the keyword index yet (indexed in the last seconds)
-        for cid, _, meta, _ in _rows(vectors.collection.get(ids=missing, include=["metadatas"]), nested=False):
-            metas[cid] = meta
+        metas.update(vectors.get_metadatas(missing))
     vecs: dict[tuple[str, str], np.ndarray] = {}
 
     def fill(kind: str, shas: dict[str, str]) -> None:
