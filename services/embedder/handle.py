@@ -13,7 +13,15 @@ from typing import Any
 
 from services.embedder.batcher import EmbedFn
 from services.embedder.lookahead import embed_ahead
-from services.embedder.neighbours import COMPOSED_KIND, OWN_KIND, compose, composed_sha, is_page_chunk, neighbours
+from services.embedder.neighbours import (
+    COMPOSED_KIND,
+    OWN_KIND,
+    compose,
+    composed_sha,
+    is_page_chunk,
+    neighbours,
+    page_weight,
+)
 from services.embedder.search_text import (
     chunk_search_text,
     content_chars,
@@ -177,16 +185,17 @@ def _resume(plans: list[_Planned], pages: list[int], around: dict[int, tuple[int
 
 
 async def _compose_pages(plans: list[_Planned], pages: list[int], around: dict[int, tuple[int, ...]],
-                         vecs: dict[str, list[float]], owns: dict[str, list[float]], weight: float,
+                         vecs: dict[str, list[float]], owns: dict[str, list[float]], weights: dict[int, float],
                          vectors: VectorStore, check: Check, batch: int = 256) -> None:
     """Write the composed vector of every page chunk at ``pages`` not yet composed
     (``neighbours.compose`` of its own vector and its neighbours' ``around`` it, all in
-    ``owns``) over its own-text record, ``batch`` records per upsert; ``vecs`` gets them."""
+    ``owns``, at the page's weight in ``weights``) over its own-text record, ``batch`` records
+    per upsert; ``vecs`` gets them."""
     todo = [pos for pos in pages if plans[pos].chunk.id not in vecs]
     for start in range(0, len(todo), batch):
         await check()
         part = [plans[pos] for pos in todo[start:start + batch]]
-        composed = [compose(owns[plans[pos].chunk.id], [owns[plans[q].chunk.id] for q in around[pos]], weight)
+        composed = [compose(owns[plans[pos].chunk.id], [owns[plans[q].chunk.id] for q in around[pos]], weights[pos])
                     for pos in todo[start:start + batch]]
         await asyncio.to_thread(vectors.upsert, [p.chunk.id for p in part], composed,
                                 [p.chunk.document for p in part], [p.chunk.meta for p in part])
@@ -210,8 +219,10 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     are left to the gatherer, which finishes the document with a whole run of this function
     (every chunk then found stored: nothing embedded, the sums taken in chunk order).
 
-    With ``EMBED_PAGE_OVERLAP`` false and ``EMBED_NEIGHBOUR_WEIGHT`` > 0, a token-strategy page
-    chunk's own page text is embedded (once) and written batch by batch as its own-text record;
+    With ``EMBED_PAGE_OVERLAP`` false (the default) and a neighbour weight > 0
+    (``EMBED_NEIGHBOUR_WEIGHT``; ``EMBED_TABLE_NEIGHBOUR_WEIGHT`` for a page holding a table,
+    ``neighbours.page_weight``), a token-strategy page chunk's own page text is embedded (once)
+    and written batch by batch as its own-text record;
     once every chunk is embedded, each page chunk's record is rewritten with its vector composed
     with its neighbours' (``neighbours.py``). A chunk range writes the own-text records only; the
     gatherer's whole run composes them.
@@ -239,14 +250,16 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     total = len(chunks)
     lang = part.lang if part else detect_language(" ".join(c.text for c in chunks))
     title = part.title if part else document_title(chunk_set)
-    weight = settings.embed_neighbour_weight
-    plans = [_plan(event, chunk_set, c, lang, title, settings.embed_page_overlap, weight > 0) for c in chunks]
+    weight, table_weight = settings.embed_neighbour_weight, settings.embed_table_neighbour_weight
+    compose_pages = weight > 0 or table_weight > 0
+    plans = [_plan(event, chunk_set, c, lang, title, settings.embed_page_overlap, compose_pages) for c in chunks]
     pages = [pos for pos, p in enumerate(plans) if p.own is not None]
     around = neighbours(pages)
-    for pos in pages:  # the composed record's sha names its neighbours' texts too
+    weights = {pos: page_weight(chunks[pos], weight, table_weight) for pos in pages}
+    for pos in pages:  # the composed record's sha names its neighbours' texts and its weight too
         own_sha = str(plans[pos].embedded.meta["vector_sha"])
         plans[pos].chunk.meta["vector_sha"] = composed_sha(
-            own_sha, [str(plans[q].embedded.meta["vector_sha"]) for q in around[pos]], weight)
+            own_sha, [str(plans[q].embedded.meta["vector_sha"]) for q in around[pos]], weights[pos])
     stored = await _stored(vectors, doc_id, [p.chunk.id for p in plans])
     vecs, owns, todo = _resume(plans, pages, around, *stored, ranged=part is not None)
     resumed = len(vecs.keys() | owns.keys())
@@ -279,7 +292,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     await embed_ahead(batches, embed_batch, write, settings.embedder_batches_ahead)
     if part is not None:
         return total
-    await _compose_pages(plans, pages, around, vecs, owns, weight, vectors, check)
+    await _compose_pages(plans, pages, around, vecs, owns, weights, vectors, check)
     vec_sum: list[float] | None = None
     for p in plans:  # in chunk order, so a resumed document's sums equal a fresh one's
         e = vecs[p.chunk.id]

@@ -11,8 +11,11 @@ own text is embedded once and the vector stored for the chunk is
 
 over the document's page chunks in chunk order (a missing neighbour adds nothing): a weighted
 centroid of the page and its neighbours, as the overlap text mixes them, for the price of the
-page alone (``bench/README.md``, "ingest.py": ``legco eval`` R@1 0.965 and MRR@10 0.982 with
-w = 0.35-1.0, as with the overlap embedded; 0.947 / 0.974 with the page alone).
+page alone. ``w`` is ``EMBED_NEIGHBOUR_WEIGHT`` (0.5), or ``EMBED_TABLE_NEIGHBOUR_WEIGHT`` (2.5)
+for a page holding a table, whose figures say little of its subject by themselves
+(``bench/README.md``, "ingest.py": ``legco eval`` on the fixtures and the real papers R@1 0.965,
+MRR@10 0.982, zh→en R@1 0.909, as with the overlap embedded; 0.930 / 0.965 / 0.727 with the page
+alone; 0.947 / 0.974 / 0.818 with 0.5 for table pages too).
 
 The embedder writes each page's **own** vector first (metadata ``vector_kind: own``,
 ``vector_sha`` of the own text), batch by batch, so a crash loses nothing; once every page of the
@@ -43,6 +46,13 @@ def is_page_chunk(chunk: Chunk) -> bool:
     return (meta.get("strategy_type") == "token" and meta.get("chunk_kind") != "qa"
             and isinstance(meta.get("overlap_before_chars"), int)
             and isinstance(meta.get("overlap_after_chars"), int))
+
+
+def page_weight(chunk: Chunk, weight: float, table_weight: float) -> float:
+    """The neighbours' weight in a page chunk's composed vector: ``table_weight``
+    (``EMBED_TABLE_NEIGHBOUR_WEIGHT``) for a page holding a table (``has_table``), whose own
+    text (figures, labels) says little of its subject, else ``weight`` (``EMBED_NEIGHBOUR_WEIGHT``)."""
+    return table_weight if chunk.metadata.get("has_table") else weight
 
 
 def neighbours(positions: Sequence[int]) -> dict[int, tuple[int, ...]]:

@@ -1,7 +1,7 @@
 """The embedder keeps the e5 server fed: two requests are outstanding at once (``EMBEDDINGS_IN_FLIGHT``)
 and a document's next batches are computed while one is written (``EMBEDDER_BATCHES_AHEAD``;
 Chroma writes slowed here by 0.4 s each). And with ``EMBED_PAGE_OVERLAP=false`` it embeds each
-page once: with ``EMBED_NEIGHBOUR_WEIGHT=0`` a token-strategy page chunk's vector is that of its
+page once: with both neighbour weights 0 a token-strategy page chunk's vector is that of its
 own page text (composed with its neighbours': ``test_embedder_neighbours.py``), while the stored
 text keeps the overlap with its neighbours for display and the LLM. A real PDF of the corpus through the
 in-process pipeline; MinIO, Chroma and the e5 server are the test stack's, FastStream's
@@ -41,7 +41,8 @@ def settings(stack):
     # small batches: a page a batch, so the document has several
     with settings_env({**{k: stack.env[k] for k in keys}, "HANDLER_RETRY_BASE_S": "0.01",
                        "EMBEDDINGS_BATCH_TOKENS": "300", "EMBEDDINGS_IN_FLIGHT": "2", "EMBED_PAGE_OVERLAP": "false",
-                       "EMBED_NEIGHBOUR_WEIGHT": "0", "EMBEDDER_BATCHES_AHEAD": "3"}) as s:
+                       "EMBED_NEIGHBOUR_WEIGHT": "0", "EMBED_TABLE_NEIGHBOUR_WEIGHT": "0",
+                       "EMBEDDER_BATCHES_AHEAD": "3"}) as s:
         yield s
 
 

@@ -28,6 +28,10 @@ from tests.handlers.endpoints import Endpoint
 
 PAPER = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "real" / "hk_legco_sub_710-06_zh.pdf"
 WEIGHT = 0.5
+TABLE_WEIGHT = 2.5
+TABLE_PAGE = 2
+"""The paper has no table; its third page is marked as holding one (``has_table``, as the splitter
+marks a page with a table), so its vector is composed at ``TABLE_WEIGHT``."""
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +39,19 @@ def settings(stack):
     keys = ("MINIO_ENDPOINT", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY", "CHROMA_HOST", "CHROMA_PORT",
             "EMBEDDINGS_BASE_URL")
     with settings_env({**{k: stack.env[k] for k in keys}, "EMBED_PAGE_OVERLAP": "false",
-                       "EMBED_NEIGHBOUR_WEIGHT": str(WEIGHT), "EMBEDDINGS_BATCH_TOKENS": "1200"}) as s:
+                       "EMBED_NEIGHBOUR_WEIGHT": str(WEIGHT), "EMBED_TABLE_NEIGHBOUR_WEIGHT": str(TABLE_WEIGHT),
+                       "EMBEDDINGS_BATCH_TOKENS": "1200"}) as s:
         yield s
 
 
 @pytest.fixture(scope="module")
 def pages(settings) -> ChunkSet:
-    """The 6-page paper split by token: one chunk per page with ~200 tokens of each neighbour."""
+    """The 6-page paper split by token: one chunk per page with ~200 tokens of each neighbour,
+    page ``TABLE_PAGE + 1`` marked as holding a table."""
     cs, _ = split_file(PAPER, "token", settings)
     assert len(cs.chunks) >= 4 and all("overlap_before_chars" in c.metadata for c in cs.chunks)
+    assert not any(c.metadata.get("has_table") for c in cs.chunks)
+    cs.chunks[TABLE_PAGE].metadata["has_table"] = True
     return cs
 
 
@@ -72,9 +80,14 @@ def own_texts(pages: ChunkSet) -> list[str]:
     return [chunk_search_text(c, False) for c in pages.chunks if c.text.strip()]
 
 
+def weight_of(i: int) -> float:
+    return TABLE_WEIGHT if i == TABLE_PAGE else WEIGHT
+
+
 def expected(pages: ChunkSet, own_vectors: list[list[float]]) -> list[list[float]]:
     around = neighbours(list(range(len(own_vectors))))
-    return [compose(own_vectors[i], [own_vectors[j] for j in around[i]], WEIGHT) for i in range(len(own_vectors))]
+    return [compose(own_vectors[i], [own_vectors[j] for j in around[i]], weight_of(i))
+            for i in range(len(own_vectors))]
 
 
 async def test_each_page_is_embedded_once_and_stored_composed_with_its_neighbours(settings, pages):
@@ -91,11 +104,16 @@ async def test_each_page_is_embedded_once_and_stored_composed_with_its_neighbour
         text, meta, got = records[cid]
         assert np.allclose(got, vec, atol=1e-6) and meta["vector_kind"] == COMPOSED_KIND
         nbrs = [text_sha(texts[j]) for j in neighbours(list(range(len(ids))))[i]]
-        assert meta["vector_sha"] == composed_sha(text_sha(texts[i]), nbrs, WEIGHT)
+        assert meta["vector_sha"] == composed_sha(text_sha(texts[i]), nbrs, weight_of(i))
         assert text == pages.chunks[i].text                          # the overlap stays for display
     # composed, not the page alone: the first page's vector moved towards the second's
     own0 = np.asarray(endpoint.vectors[texts[0]])
     assert float(np.dot(records[ids[0]][2], own0) / np.linalg.norm(own0)) < 0.999
+    # the table page leans on its neighbours more than a prose page does
+    def own_share(i: int) -> float:
+        own = np.asarray(endpoint.vectors[texts[i]])
+        return float(np.dot(records[ids[i]][2], own) / np.linalg.norm(own))
+    assert own_share(TABLE_PAGE) < own_share(TABLE_PAGE + 1) and own_share(TABLE_PAGE) < own_share(TABLE_PAGE - 1)
     stats = vectors.document_stats(event.document_id)
     lang = detect_language(" ".join(c.text for c in pages.chunks))
     assert stats[lang][1] == len(ids)
