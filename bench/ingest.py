@@ -189,6 +189,9 @@ class RunResult:
     failed: list[str] = field(default_factory=list)
     e5: E5Use = field(default_factory=E5Use)
     cpu_s: dict[str, float] = field(default_factory=dict)
+    timeline: list[tuple[str, dict[str, float]]] = field(default_factory=list)
+    """Per indexed document in upload order: its filename and when (seconds after the run's
+    start) its stages began (``timeline_of``)."""
 
     @property
     def pages_per_s(self) -> float:
@@ -220,6 +223,19 @@ def stage_times(doc: DocProgress) -> dict[str, float]:
     if up and ix:
         out["total"] = ts(ix[0]) - ts(up[0])
     return out
+
+
+def timeline_of(doc: DocProgress, t0: float) -> dict[str, float]:
+    """When (seconds after ``t0``, epoch seconds) the document was uploaded, began parsing, began
+    the table stage (its last parsing record), began splitting and was indexed; stages whose
+    records are missing are left out."""
+    ev = [r.data for r in doc.events if r.event == "document" and r.data.get("updated_at")]
+    first = {s: next((ts(e) - t0 for e in ev if e.get("stage") == s), None)
+             for s in ("uploaded", "parsing", "splitting", "indexed")}
+    parsing = [ts(e) - t0 for e in ev if e.get("stage") == "parsing"]
+    out = {"uploaded": first["uploaded"], "parsing": first["parsing"],
+           "tables": parsing[-1] if parsing else None, "splitting": first["splitting"], "indexed": first["indexed"]}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def terminal_time(doc: DocProgress) -> float:
@@ -272,6 +288,7 @@ async def pipeline_run(url: str, files: list[Path], strategy: str, timeout_s: fl
             result.pages += rec.get("page_count") or 0
             for stage, secs in stage_times(d).items():
                 result.stage_s[stage].append(secs)
+            result.timeline.append((d.filename, timeline_of(d, t0)))
         return result
 
 
@@ -447,6 +464,12 @@ def print_stack(r: RunResult, label: str) -> None:
     if r.cpu_s:
         top = sorted(r.cpu_s.items(), key=lambda kv: -kv[1])
         print("  CPU seconds over the run: " + ", ".join(f"{k} {v:.1f}" for k, v in top if v >= 0.05))
+    if r.timeline:
+        cols = ("uploaded", "parsing", "tables", "splitting", "indexed")
+        print("  timeline (s after the first upload; tables = the last parsing record):")
+        print("    " + f"{'document':36}" + "".join(f"{c:>10}" for c in cols))
+        for name, t in sorted(r.timeline, key=lambda nt: nt[1].get("uploaded", 0.0)):
+            print("    " + f"{name[:36]:36}" + "".join(f"{t[c]:>10.1f}" if c in t else f"{'-':>10}" for c in cols))
 
 
 def main() -> None:
