@@ -219,7 +219,7 @@ async def embed_and_store(event: DocumentChunked, store: ObjectStore, vectors: V
     are left to the gatherer, which finishes the document with a whole run of this function
     (every chunk then found stored: nothing embedded, the sums taken in chunk order).
 
-    With ``EMBED_PAGE_OVERLAP`` false (the default) and a neighbour weight > 0
+    With ``EMBED_PAGE_OVERLAP`` false and a neighbour weight > 0
     (``EMBED_NEIGHBOUR_WEIGHT``; ``EMBED_TABLE_NEIGHBOUR_WEIGHT`` for a page holding a table,
     ``neighbours.page_weight``), a token-strategy page chunk's own page text is embedded (once)
     and written batch by batch as its own-text record;

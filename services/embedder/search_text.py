@@ -37,8 +37,10 @@ def chunk_search_text(chunk: Chunk, page_overlap: bool = True) -> str:
     Q&A pair), else the chunk text — or, with ``page_overlap`` false (``EMBED_PAGE_OVERLAP``),
     the chunk's own text (``Chunk.own_text``: a token-strategy page without the overlap it
     repeats from its neighbours, which stays in the stored text for display and the LLM's
-    context), so each page's text is embedded once, not about 1.45 times (the default; the
-    embedder composes the stored vector with the neighbours', ``neighbours.py``)."""
+    context), so each page's text is embedded once, not about 1.77 times (the embedder composes
+    the stored vector with the neighbours', ``neighbours.py``). Not the default: ``legco eval``
+    on the fixtures and the real papers lost one query at rank 1 and gained one with it
+    (``bench/README.md``, ``ingest.py``)."""
     if chunk.embed_text:
         return normalize_for_search(chunk.embed_text)
     return normalize_for_search(chunk.text if page_overlap else chunk.own_text())
