@@ -203,25 +203,31 @@ def ts(record: dict) -> float:
     return datetime.fromisoformat(record["updated_at"]).timestamp()
 
 
+def stage_records(doc: DocProgress) -> dict[str, list[float]]:
+    """When (seconds since the epoch, in order of receipt) each of the document's records of
+    stage uploaded, parsing, splitting and indexed was written."""
+    ev = [r.data for r in doc.events if r.event == "document" and r.data.get("updated_at")]
+    return {s: [ts(e) for e in ev if e.get("stage") == s] for s in ("uploaded", "parsing", "splitting", "indexed")}
+
+
 def stage_times(doc: DocProgress) -> dict[str, float]:
     """Stage durations (seconds) of one indexed document from the records received; stages
     whose records are missing (e.g. lost on an SSE reconnect) are left out."""
-    ev = [r.data for r in doc.events if r.event == "document" and r.data.get("updated_at")]
-    by = {s: [e for e in ev if e.get("stage") == s] for s in ("uploaded", "parsing", "splitting", "indexed")}
+    by = stage_records(doc)
     out: dict[str, float] = {}
     up, pa, sp, ix = by["uploaded"], by["parsing"], by["splitting"], by["indexed"]
     if up and pa:
-        out["queue"] = ts(pa[0]) - ts(up[0])
+        out["queue"] = pa[0] - up[0]
     if pa:
-        out["parsing"] = ts(pa[-1]) - ts(pa[0])
+        out["parsing"] = pa[-1] - pa[0]
     if pa and sp:
-        out["tables"] = ts(sp[0]) - ts(pa[-1])
+        out["tables"] = sp[0] - pa[-1]
     if sp:
-        out["splitting"] = ts(sp[-1]) - ts(sp[0])
+        out["splitting"] = sp[-1] - sp[0]
     if sp and ix:
-        out["embedding"] = ts(ix[0]) - ts(sp[-1])
+        out["embedding"] = ix[0] - sp[-1]
     if up and ix:
-        out["total"] = ts(ix[0]) - ts(up[0])
+        out["total"] = ix[0] - up[0]
     return out
 
 
@@ -229,13 +235,10 @@ def timeline_of(doc: DocProgress, t0: float) -> dict[str, float]:
     """When (seconds after ``t0``, epoch seconds) the document was uploaded, began parsing, began
     the table stage (its last parsing record), began splitting and was indexed; stages whose
     records are missing are left out."""
-    ev = [r.data for r in doc.events if r.event == "document" and r.data.get("updated_at")]
-    first = {s: next((ts(e) - t0 for e in ev if e.get("stage") == s), None)
-             for s in ("uploaded", "parsing", "splitting", "indexed")}
-    parsing = [ts(e) - t0 for e in ev if e.get("stage") == "parsing"]
-    out = {"uploaded": first["uploaded"], "parsing": first["parsing"],
-           "tables": parsing[-1] if parsing else None, "splitting": first["splitting"], "indexed": first["indexed"]}
-    return {k: v for k, v in out.items() if v is not None}
+    by = stage_records(doc)
+    at = {"uploaded": by["uploaded"][:1], "parsing": by["parsing"][:1], "tables": by["parsing"][-1:],
+          "splitting": by["splitting"][:1], "indexed": by["indexed"][:1]}
+    return {k: v[0] - t0 for k, v in at.items() if v}
 
 
 def terminal_time(doc: DocProgress) -> float:
