@@ -13,7 +13,7 @@ from aiokafka import TopicPartition
 from services.query import keyword_index
 from services.query.follow import Follower, ResumeAt, parse_event
 from services.query.keyword_index import KeywordIndex, build_snapshot, keyword_scores
-from services.query.langbias import LanguageMeans
+from services.query.langbias import PRIOR_CHUNKS, LanguageMeans
 from services.query.lexicon import Lexicon, load_lexicon
 from shared import topics
 from shared.events import DocumentDeleted, DocumentIndexed
@@ -116,13 +116,16 @@ def stats(doc_id: str, seed: int) -> list[tuple[str, str, list[float], int]]:
             for lang in (("en", "zh") if seed % 2 else ("zh",))]
 
 
-def fresh_means(recs) -> dict[str, np.ndarray]:
-    """The means as a fresh sum of the records in order (``VectorStore.language_sums``'s arithmetic)."""
+def fresh_means(recs, prior: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The means as a fresh sum of the records in order (``VectorStore.language_sums``'s
+    arithmetic), shrunk towards ``prior`` (absent: zero) with ``PRIOR_CHUNKS``' weight."""
+    prior = prior or {}
     out: dict[str, tuple[list[float], int]] = {}
     for _, lang, vec_sum, count in recs:
         vec, n = out.get(lang, ([0.0] * len(vec_sum), 0))
         out[lang] = ([a + b for a, b in zip(vec, vec_sum, strict=True)], n + count)
-    return {lang: np.asarray(v, dtype=np.float64) / n for lang, (v, n) in out.items()}
+    return {lang: ((np.asarray(v, dtype=np.float64) + PRIOR_CHUNKS * prior[lang]) if lang in prior
+                   else np.asarray(v, dtype=np.float64)) / (n + PRIOR_CHUNKS) for lang, (v, n) in out.items()}
 
 
 def assert_means(means: LanguageMeans, recs) -> None:
@@ -159,17 +162,17 @@ def test_language_means_of_a_scope_are_its_documents_and_the_shared_library():
     means.load(recs[A] + recs[B] + recs[C], scopes)
     assert_means(means, recs[A] + recs[B] + recs[C])                 # no scope: every document
     for scope, docs in ((["lands"], [A, C]), (["afcd"], [B, C]), (["lands", "afcd"], [A, B, C]), ([], [C])):
-        want = fresh_means([r for d in docs for r in recs[d]])
-        want = {**fresh_means(recs[A] + recs[B] + recs[C]), **want}  # a language the scope lacks: everyone's
+        everyone = fresh_means(recs[A] + recs[B] + recs[C])
+        want = {**everyone, **fresh_means([r for d in docs for r in recs[d]], everyone)}  # lacking: everyone's
         got = means.get(scope)
         assert got.keys() == want.keys() and all(np.array_equal(got[k], want[k]) for k in want), scope
     before = means.get(["lands"])
     means.update({D: {lang: (v, n) for _, lang, v, n in recs[D]}}, {D: ("lands", "department")})
-    want = fresh_means(recs[A] + recs[C] + recs[D])
+    want = fresh_means(recs[A] + recs[C] + recs[D], fresh_means(recs[A] + recs[B] + recs[C] + recs[D]))
     assert all(np.array_equal(means.get(["lands"])[k], want[k]) for k in want)
     assert any(not np.array_equal(before[k], want[k]) for k in want)  # the cache was dropped
     means.update({D: {}})                                              # deleted: out of lands again
-    want = fresh_means(recs[A] + recs[C])
+    want = fresh_means(recs[A] + recs[C], fresh_means(recs[A] + recs[B] + recs[C]))
     assert all(np.array_equal(means.get(["lands"])[k], want[k]) for k in want)
 
 
