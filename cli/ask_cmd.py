@@ -8,6 +8,9 @@ from typing import Any
 from cli import api
 from cli.output import show
 
+KEYWORDS_LOADING = ("keyword search is still loading after a restart of the query service; this answer comes "
+                    "from meaning alone and may miss exact names and figures. Ask again in a minute.")
+
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``ask`` subcommand."""
@@ -50,6 +53,8 @@ def print_answer(resp: dict[str, Any], base_url: str) -> None:
     print(f"answer mode: {mode}")
     if resp.get("notice"):
         print(f"notice: {resp['notice']}")
+    if resp.get("keyword_search") is False:
+        print(f"notice: {KEYWORDS_LOADING}")
     sources = resp.get("sources") or []
     print(f"\nsources ({len(sources)}):")
     for i, src in enumerate(sources, start=1):

@@ -532,7 +532,9 @@ class QueryResponse(ApiResponse):
     ``coverage``). Covered: ``direct`` is the answer taken from the best source and ``related``
     the other Q&A pairs among the sources. Not covered: ``answer`` says so plainly, ``direct`` is
     ``None`` and ``closest`` holds the nearest passages (the first of ``sources``). ``sources`` is
-    the ranked list either way (the answer text does not repeat it).
+    the ranked list either way (the answer text does not repeat it). ``keyword_search`` false:
+    the query service's keyword index is still loading (minutes after a restart on a large
+    collection), so this answer comes from dense search alone (the web app and ``legco ask`` say so).
     """
 
     answer: str
@@ -545,6 +547,7 @@ class QueryResponse(ApiResponse):
     related: list[RelatedQuestion] = Field(default_factory=list)
     closest: list[Source] = Field(default_factory=list)
     coverage: Coverage | None = None
+    keyword_search: bool = True
 
 
 # --- operations (admin) ------------------------------------------------------------------------

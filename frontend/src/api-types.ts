@@ -1188,7 +1188,9 @@ export interface components {
          *     ``coverage``). Covered: ``direct`` is the answer taken from the best source and ``related``
          *     the other Q&A pairs among the sources. Not covered: ``answer`` says so plainly, ``direct`` is
          *     ``None`` and ``closest`` holds the nearest passages (the first of ``sources``). ``sources`` is
-         *     the ranked list either way (the answer text does not repeat it).
+         *     the ranked list either way (the answer text does not repeat it). ``keyword_search`` false:
+         *     the query service's keyword index is still loading (minutes after a restart on a large
+         *     collection), so this answer comes from dense search alone (the web app and ``legco ask`` say so).
          */
         QueryResponse: {
             /** Answer */
@@ -1215,6 +1217,11 @@ export interface components {
             /** Closest */
             closest: components["schemas"]["Source"][];
             coverage: components["schemas"]["Coverage"] | null;
+            /**
+             * Keyword Search
+             * @default true
+             */
+            keyword_search: boolean;
         };
         /**
          * ReconcileReport

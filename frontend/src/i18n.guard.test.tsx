@@ -138,6 +138,7 @@ const ANSWER: QueryResponse = {
   ],
   closest: [],
   coverage: null,
+  keyword_search: true,
 };
 
 const KEYS: KeyInfo[] = [

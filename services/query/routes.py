@@ -79,6 +79,7 @@ async def query(state: StateDep, body: ScopedQueryRequest, request: Request) -> 
         raise HTTPException(503, f"Search is unavailable ({type(e).__name__}); try again shortly.") from None
     unknown, terms = (0.0, None) if terms_job is None else await terms_job
     response = await compose_answer(s, body.question, hits, unknown, terms=terms)
+    response.keyword_search = keywords_ready
     answer = CachedAnswer(response.answer_mode, response.model_dump_json().encode("utf-8"))
     if not (s.llm_enabled and response.answer_mode != "llm"):  # an LLM that failed is asked again next time
         state.answers.put(key, generation, answer)

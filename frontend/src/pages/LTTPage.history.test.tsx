@@ -30,6 +30,7 @@ function answerTo(question: string): QueryResponse {
     related: [],
     closest: [],
     coverage: null,
+    keyword_search: true,
   };
 }
 

@@ -125,7 +125,7 @@ async def test_evaluate_ingests_distractors_and_runs_only_the_split(tmp_path, mo
                 {"document_id": n, "status": "indexed", "sha256": "x", "strategy": "question"} for n in uploaded]})
         if request.url.path == "/api/v1/query":
             asked.append(json.loads(request.content)["question"])
-            return httpx.Response(200, json={"sources": [
+            return httpx.Response(200, json={"keyword_search": len(asked) > 1, "sources": [
                 {"document_id": "E.txt", "question_id": "A1", "filename": "E.txt"},
                 {"document_id": "U.txt", "question_id": "A1", "filename": "U.txt"}]})
         return httpx.Response(404, json={"detail": request.url.path})
@@ -135,7 +135,8 @@ async def test_evaluate_ingests_distractors_and_runs_only_the_split(tmp_path, mo
     report = await eval_cmd.evaluate("http://gw", [own], simplified=False, timeout_s=5,
                                      distractors=[other], split="test")
     assert sorted(uploaded) == ["E.txt", "U.txt"] and set(report["documents"]) == {"E.txt", "U.txt"}
-    assert asked == ["洪水橋站幾時通車呀？"]
+    # the keyword index was still loading at the first probe: the queries waited for it
+    assert asked == ["evaluation", "evaluation", "洪水橋站幾時通車呀？"]
     assert [r["rank"] for r in report["results"]] == [2]  # E.txt#A1 first is the other paper's pair
     assert report["groups"]["split:test"]["n"] == 1 and report["groups"]["style:cantonese"]["MRR@10"] == 0.5
     with pytest.raises(ValueError, match="no query is labelled split"):

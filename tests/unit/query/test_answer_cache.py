@@ -174,3 +174,18 @@ async def test_an_answer_computed_while_an_event_is_applied_is_not_kept(lexicon,
     assert await svc.ask() == ["new"]          # ... but not kept
     assert svc.retrievals == 2
     assert await svc.ask() == ["new"] and svc.retrievals == 2  # the fresh answer is
+
+
+async def test_an_answer_while_the_keyword_index_loads_says_so(lexicon, monkeypatch) -> None:
+    """Right after a restart the keyword side is still loading: the answer says it comes from
+    dense search alone (``keyword_search`` false), and once the warm-up makes the keyword
+    side ready (and drops the cache) the same question is answered in full."""
+    svc = Service(lexicon, monkeypatch)
+    state = svc.http._transport.app.state.query  # type: ignore[attr-defined]
+    state.keywords_ready = False
+    r = (await svc.http.post("/api/v1/query", json={"question": WORD, "top_k": 5})).json()
+    assert r["keyword_search"] is False
+    state.keywords_ready = True
+    svc.answers.invalidate()  # what warmup.py does when the keyword side becomes ready
+    r = (await svc.http.post("/api/v1/query", json={"question": WORD, "top_k": 5})).json()
+    assert r["keyword_search"] is True
