@@ -15,7 +15,8 @@ from services.splitter import markers as mk
 
 @dataclass
 class Line:
-    """One line of the body: ``text[start:end]`` (no newline), ``s`` = stripped text."""
+    """One line of the body: ``text[start:end]`` (no newline), ``s`` = stripped text with
+    Kangxi radicals folded (``markers.fold_radicals``: same length, so offsets hold)."""
 
     index: int
     start: int
@@ -51,7 +52,7 @@ def split_lines(text: str) -> list[Line]:
     out: list[Line] = []
     pos = 0
     for i, raw in enumerate(text.split("\n")):
-        out.append(Line(i, pos, pos + len(raw), raw.strip()))
+        out.append(Line(i, pos, pos + len(raw), mk.fold_radicals(raw.strip())))
         pos += len(raw) + 1
     return out
 
@@ -68,14 +69,18 @@ def _is_topic(lines: list[Line], i: int) -> bool:
         return True
     if mk.OTHERS_TOPIC.match(s):
         return True
-    if mk.CJK_TOPIC.match(s):
+    if mk.CJK_TOPIC.match(s) or ((mk.NUMBERED_TOPIC.match(s) or mk.EN_TOPIC.match(s))
+                                 and not _ends_sentence(s) and len(s) <= 60):
+        # a short line above a question is a heading only where a sentence or a heading ended
+        # before it (not the last, unpunctuated item of a list in the previous answer)
         prev = next((lines[j].s for j in range(i - 1, -1, -1) if lines[j].s), "")
         return _ends_sentence(prev) or mk.QA_REGION_HEADER.match(prev) is not None or _is_heading_like(prev)
     return False
 
 
 def _is_heading_like(s: str) -> bool:
-    return bool(mk.QA_REGION_HEADER.match(s) or mk.LETTER_TOPIC.match(s) or mk.OTHERS_TOPIC.match(s))
+    return bool(mk.QA_REGION_HEADER.match(s) or mk.LETTER_TOPIC.match(s) or mk.OTHERS_TOPIC.match(s)
+                or (mk.NUMBERED_TOPIC.match(s) and not _ends_sentence(s) and len(s) <= 60))
 
 
 def heading_block(lines: list[Line], marker_line: int, floor_line: int) -> tuple[int, str | None, bool]:
@@ -96,21 +101,24 @@ def heading_block(lines: list[Line], marker_line: int, floor_line: int) -> tuple
         if mk.QA_REGION_HEADER.match(s):
             region = True
             first = j
-        elif _is_topic(lines, j):
-            topic_lines.insert(0, s)
-            first = j
         elif (
             j - 1 > floor_line
             and len(s) <= 60
             and not _ends_sentence(s)
+            and not mk.LETTER_TOPIC.match(s)
+            and not mk.NUMBERED_TOPIC.match(s)
             and mk.LETTER_TOPIC.match(lines[j - 1].s)
             and not lines[j - 1].s.endswith(("。", "."))
         ):
-            # continuation of a wrapped "(IX) …" heading
+            # continuation of a wrapped "(IX) …" heading (before the line is taken as a heading
+            # of its own: "Injured Employee" alone looks like one)
             topic_lines.insert(0, lines[j - 1].s + " " + s)
             first = j - 1
             j -= 2
             continue
+        elif _is_topic(lines, j):
+            topic_lines.insert(0, s)
+            first = j
         else:
             break
         j -= 1

@@ -1,0 +1,51 @@
+"""Topic sections in every heading style LegCo papers use (issue 17), on the generated papers of
+``tests/fixtures/headings`` (``make_headings.py``; PDF printed by Chromium, DOCX, TXT): letters
+``(A)`` / ``A.``, ``一、`` / ``（一）`` / ``甲、``, Roman ``I.``, ``第一部分`` / ``Part 1`` /
+``Section 2``, numbered ``1.`` / ``2.1`` and unnumbered heading lines, under ``問/答``, Q-only and
+``Q./A.`` pairs. Every pair is found with its own topic line, as printed."""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from services.splitter.split import split_document
+
+from splitter_corpus import REPO, load_doc
+
+HEADINGS = REPO / "tests" / "fixtures" / "headings"
+TRUTHS = sorted(HEADINGS.glob("*.truth.json"))
+
+
+def ws(s: str | None) -> str:
+    """Without whitespace, NFKC: Chromium's text layer writes some ideographs as Kangxi radicals
+    (``⽔`` for 水); topic lines come with them folded (``markers.fold_radicals``)."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", s or ""))
+
+
+def test_every_heading_style_has_a_paper_in_three_formats():
+    assert len(TRUTHS) >= 14
+    for t in TRUTHS:
+        stem = t.name.removesuffix(".truth.json")
+        assert all((HEADINGS / f"{stem}.{ext}").is_file() for ext in ("pdf", "docx", "txt")), stem
+
+
+@pytest.mark.parametrize("ext", ["pdf", "docx", "txt"])
+@pytest.mark.parametrize("truth_file", TRUTHS, ids=lambda p: p.name.removesuffix(".truth.json"))
+def test_pairs_keep_their_topic_line(truth_file: Path, ext: str, settings):
+    truth = json.loads(truth_file.read_text(encoding="utf-8"))
+    doc = load_doc(HEADINGS / f"{truth['file_stem']}.{ext}")
+    cs = split_document(doc, "question", settings)
+    assert cs.strategy_used == "question"
+    pairs = [c for c in cs.chunks if c.metadata.get("chunk_kind") == "qa"]
+    got = [(c.metadata["question_id"], c.metadata.get("topic_section"), ws(c.metadata["question_text"]))
+           for c in pairs]  # topic lines exactly as printed (radicals folded), questions as NFKC
+    want = [(t["qa_id"], t["topic_section"], ws(t["question"])) for t in truth["qa_pairs"]]
+    assert got == want
+    # a heading line belongs to the pair under it, never to the answer above it
+    for c, nxt in zip(pairs, truth["qa_pairs"][1:], strict=False):
+        if nxt["topic_section"] != c.metadata.get("topic_section"):
+            assert ws(nxt["topic_section"]) not in ws(c.text), c.metadata["question_id"]
