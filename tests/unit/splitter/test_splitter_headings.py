@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from services.splitter.preprocess import build_body
 from services.splitter.split import split_document
 
 from splitter_corpus import REPO, load_doc
@@ -49,3 +50,20 @@ def test_pairs_keep_their_topic_line(truth_file: Path, ext: str, settings):
     for c, nxt in zip(pairs, truth["qa_pairs"][1:], strict=False):
         if nxt["topic_section"] != c.metadata.get("topic_section"):
             assert ws(nxt["topic_section"]) not in ws(c.text), c.metadata["question_id"]
+
+
+@pytest.mark.parametrize("ext", ["pdf", "docx", "txt"])
+@pytest.mark.parametrize("truth_file", TRUTHS[::3], ids=lambda p: p.name.removesuffix(".truth.json"))
+def test_every_character_stays_in_a_chunk(truth_file: Path, ext: str, settings):
+    """Headings moved into the pair below them lose nothing: every non-space character of the
+    cleaned body is in some chunk's span, and the chunk texts together are the body."""
+    stem = truth_file.name.removesuffix(".truth.json")
+    doc = load_doc(HEADINGS / f"{stem}.{ext}")
+    body = build_body(doc)
+    cs = split_document(doc, "question", settings)
+    covered = [False] * len(body.text)
+    for c in cs.chunks:
+        for i in range(c.metadata["char_start"], c.metadata["char_end"]):
+            covered[i] = True
+    assert [i for i, ch in enumerate(body.text) if not ch.isspace() and not covered[i]] == []
+    assert ws("".join(c.text for c in cs.chunks)) == ws(body.text)
