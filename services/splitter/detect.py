@@ -33,7 +33,7 @@ class Item:
     ``ambiguous`` marks boundaries found without an explicit answer marker.
     """
 
-    style: str  # chinese | english | others
+    style: str  # chinese | english | others | transcript
     qid: str
     marker_line: int
     marker_start: int
@@ -45,6 +45,8 @@ class Item:
     topic: str | None = None
     ambiguous: bool = False
     notes: list[str] = field(default_factory=list)
+    speaker: str | None = None  # transcripts: the questioner's label ("Reporter", "記者")
+    answered_by: list[str] = field(default_factory=list)  # transcripts: the officials who answered
 
 
 def split_lines(text: str) -> list[Line]:

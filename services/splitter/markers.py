@@ -45,6 +45,10 @@ SENTENCE_END = re.compile(r"[。！？!?；;.:：，,）)\]」』]$")
 _RADICALS = {cp: folded for cp in (*range(0x2E80, 0x2EF4), *range(0x2F00, 0x2FD6), *range(0xF900, 0xFB00),
                                     *range(0x2F800, 0x2FA20))
              if len(folded := unicodedata.normalize("NFKC", chr(cp))) == 1 and folded != chr(cp)}
+# CJK radicals supplement forms NFKC leaves alone, with an unambiguous Traditional ideograph
+# (Unicode's EquivalentUnifiedIdeograph.txt): Chromium writes 局⻑ for 局長.
+_RADICALS.update({ord(r): u for r, u in zip("⻑⻘⻝⻄⻆⻤⻣⺠⺝⻁⺓⺊⺌⻌⻏⻖⺕⻂⻃",
+                                             "長青食西角鬼骨民月虎幺卜小辶阝阝彐衤覀", strict=True)})
 
 
 def fold_radicals(s: str) -> str:

@@ -179,6 +179,8 @@ class QuestionStrategy:
             "internal_ref_count": len(refs),
             "internal_refs_included": self.settings.qa_include_internal_refs,
             "qa_ambiguous": it.ambiguous,
+            "speaker": it.speaker,
+            "answered_by": "; ".join(it.answered_by) or None,
             "llm_boundary_moved": llm_moved,
             "char_start": it.chunk_start,
             "char_end": end,
