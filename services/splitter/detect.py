@@ -33,7 +33,7 @@ class Item:
     ``ambiguous`` marks boundaries found without an explicit answer marker.
     """
 
-    style: str  # chinese | english | others | transcript
+    style: str  # chinese | english | others | hansard | transcript
     qid: str
     marker_line: int
     marker_start: int
@@ -46,7 +46,8 @@ class Item:
     ambiguous: bool = False
     notes: list[str] = field(default_factory=list)
     speaker: str | None = None  # transcripts: the questioner's label ("Reporter", "記者")
-    answered_by: list[str] = field(default_factory=list)  # transcripts: the officials who answered
+    answered_by: list[str] = field(default_factory=list)  # transcripts, Hansard: the officials who answered
+    speakers: list[str] = field(default_factory=list)  # Hansard: every turn's speaker, first appearance order
 
 
 def split_lines(text: str) -> list[Line]:

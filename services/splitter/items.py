@@ -8,6 +8,7 @@ from services.splitter.detect import Item, heading_block, split_lines
 from services.splitter.preprocess import Body
 from services.splitter.qa_chinese import find_chinese_items
 from services.splitter.qa_english import find_english_items
+from services.splitter.qa_hansard import find_hansard_items
 from services.splitter.qa_others import find_other_items
 from services.splitter.qa_transcript import find_transcript_items
 
@@ -16,7 +17,8 @@ def find_items(body: Body) -> tuple[list[Item], str]:
     """Detect Q&A items in ``body``.
 
     Returns ``(items, style)``; ``style`` is ``"chinese"``, ``"english"``, ``"mixed"``,
-    ``"transcript"`` (``qa_transcript``: only without 問/答 or ``Q1.`` markers) or ``"none"``
+    ``"hansard"`` / ``"transcript"`` (``qa_hansard`` / ``qa_transcript``: only without 問/答 or
+    ``Q1.`` markers) or ``"none"``
     (no items: the caller falls back to token chunking).  Items are in document
     order with ``chunk_start``/``end``/``topic`` set; their spans tile
     ``[items[0].chunk_start, len(body.text))``.
@@ -30,8 +32,8 @@ def find_items(body: Body) -> tuple[list[Item], str]:
     items = zh + en
     if items:
         items += find_other_items(text, lines)
-    else:  # no 問/答 or Q1. markers: a press transcript's reporter turns, if it is one
-        items = find_transcript_items(text, lines)
+    else:  # no 問/答 or Q1. markers: Members' questions in Hansard, or a press transcript's turns
+        items = find_hansard_items(text, lines) or find_transcript_items(text, lines)
     items.sort(key=lambda it: it.marker_start)
     # drop items whose marker line is claimed twice (defensive)
     uniq: list[Item] = []

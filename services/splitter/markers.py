@@ -23,7 +23,7 @@ INTERNAL_REF = re.compile(r"\[\s*(?:內部參考|內部補充資料|For\s+intern
 # Heading lines that may sit just above a question.
 QA_REGION_HEADER = re.compile(
     r"^(?:備用問答|備用問題|問答|常見問題|Q\s*&\s*A|(?:Standby\s+)?Questions?\s+and\s+Answers?"
-    r"|Frequently\s+Asked\s+Questions.*)$",
+    r"|Frequently\s+Asked\s+Questions.*|議員質詢的(?:口頭|書面)答覆|(?:ORAL|WRITTEN)\s+ANSWERS?\s+TO\s+QUESTIONS)$",
     re.IGNORECASE,
 )
 LETTER_TOPIC = re.compile(r"^[(（](?:[A-Z]|[IVX]{1,5})[)）]\s*\S.{0,70}$")
@@ -36,8 +36,10 @@ NUMBERED_TOPIC = re.compile(
     r"|[一二三四五六七八九十]{1,3}[、.．]\s*|[(（][一二三四五六七八九十]{1,3}[)）]\s*|[甲乙丙丁戊己庚辛壬癸][、.．]\s*"
     r"|第[一二三四五六七八九十\d]{1,3}(?:部分|部|章|節)[：:]?\s*"
     r"|(?:Part|Section|Chapter)\s+(?:\d{1,2}|[IVX]{1,5}|[A-Z])\b[.:：–—-]?\s*)\S.{0,60}$")
-# An unnumbered English heading line: a capital, then up to 8 words of letters (no sentence end).
-EN_TOPIC = re.compile(r"^[A-Z][A-Za-z’'&,/()\-]*(?:\s+[A-Za-z’'&,/()\-]+){0,7}$")
+# An unnumbered English heading line: a capital, then up to 12 words of letters (no sentence end;
+# Hansard question titles run to 9: "Land resumption in Hung Shui Kiu New Development Area").
+# (the Latin ligatures ﬁ/ﬂ of PDF text layers count as letters)
+EN_TOPIC = re.compile(r"^[A-Z][A-Za-z\ufb00-\ufb06’'&,/()\-]*(?:\s+[A-Za-z\ufb00-\ufb06’'&,/()\-]+){0,11}$")
 CJK_TOPIC = re.compile(r"^[\u3400-\u9fff／/、・及和與 ]{2,16}$")
 SENTENCE_END = re.compile(r"[。！？!?；;.:：，,）)\]」』]$")
 

@@ -181,6 +181,7 @@ class QuestionStrategy:
             "qa_ambiguous": it.ambiguous,
             "speaker": it.speaker,
             "answered_by": "; ".join(it.answered_by) or None,
+            "speakers": "; ".join(it.speakers) or None,
             "llm_boundary_moved": llm_moved,
             "char_start": it.chunk_start,
             "char_end": end,

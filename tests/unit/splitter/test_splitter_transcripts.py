@@ -18,7 +18,7 @@ from shared.models import PageText, ParsedDocument
 from splitter_corpus import REAL, REPO, load_doc
 
 TRANSCRIPTS = REPO / "tests" / "fixtures" / "transcripts"
-TRUTHS = sorted(TRANSCRIPTS.glob("*.truth.json"))
+TRUTHS = sorted(TRANSCRIPTS.glob("T_*.truth.json"))
 
 
 def ws(s: str | None) -> str:
@@ -67,3 +67,26 @@ def test_one_reporter_line_does_not_make_a_transcript(settings):
     doc = ParsedDocument(document_id="d", filename="d.txt", file_type="txt", page_count=1,
                          pages=[PageText(page_number=1, text=text)])
     assert split_document(doc, "question", settings).strategy_used == "token"
+
+
+HANSARD = sorted(TRANSCRIPTS.glob("HS_*.truth.json"))
+
+
+@pytest.mark.parametrize("ext", ["pdf", "docx", "txt"])
+@pytest.mark.parametrize("truth_file", HANSARD, ids=lambda p: p.name.removesuffix(".truth.json"))
+def test_each_hansard_question_with_its_supplementaries_is_one_unit(truth_file: Path, ext: str, settings):
+    """An oral question with the reply and the supplementary questions and replies after it is
+    one unit, a written question with its reply another; the topic is the question's title, the
+    speaker turns are in the metadata."""
+    truth = json.loads(truth_file.read_text(encoding="utf-8"))
+    doc = load_doc(TRANSCRIPTS / f"{truth['file_stem']}.{ext}")
+    cs = split_document(doc, "question", settings)
+    assert cs.strategy_used == "question" and "qa_style=hansard" in cs.notes[0]
+    got = [(c.metadata["question_id"], ws(c.metadata["topic_section"]), ws(c.metadata["question_text"]),
+            c.metadata["speaker"], c.metadata["answered_by"], c.metadata["speakers"]) for c in qa(cs)]
+    want = [(t["qa_id"], ws(t["topic_section"]), ws(t["question"]), t["speaker"], "; ".join(t["answered_by"]),
+             "; ".join(t["speakers"])) for t in truth["qa_pairs"]]
+    assert got == want
+    for c, nxt in zip(qa(cs), truth["qa_pairs"][1:], strict=False):  # the next question's title starts its unit
+        assert ws(nxt["topic_section"]) not in ws(c.text) and ws(nxt["question"]) not in ws(c.text)
+    assert ws("".join(c.text for c in cs.chunks)) == ws(build_body(doc).text)
