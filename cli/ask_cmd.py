@@ -53,6 +53,8 @@ def print_answer(resp: dict[str, Any], base_url: str) -> None:
     print(f"answer mode: {mode}")
     if resp.get("notice"):
         print(f"notice: {resp['notice']}")
+    if resp.get("guard"):
+        print(f"guard: {resp['guard']} (the generated answer was replaced by the answer from the papers)")
     if resp.get("keyword_search") is False:
         print(f"notice: {KEYWORDS_LOADING}")
     sources = resp.get("sources") or []

@@ -535,6 +535,8 @@ class QueryResponse(ApiResponse):
     the ranked list either way (the answer text does not repeat it). ``keyword_search`` false:
     the query service's keyword index is still loading (minutes after a restart on a large
     collection), so this answer comes from dense search alone (the web app and ``legco ask`` say so).
+    ``guard``: the generated answer stated a figure its sources do not (``"figure 100,000 not in
+    sources"``), so the answer shown is the direct answer from the papers instead.
     """
 
     answer: str
@@ -548,6 +550,7 @@ class QueryResponse(ApiResponse):
     closest: list[Source] = Field(default_factory=list)
     coverage: Coverage | None = None
     keyword_search: bool = True
+    guard: str | None = None
 
 
 # --- operations (admin) ------------------------------------------------------------------------

@@ -20,12 +20,14 @@ class FakeVisionServer:
     """Start with :meth:`start` (binds 127.0.0.1 on a free port); ``base_url`` ends in ``/v1``.
 
     Args:
-        answer: markdown returned as the assistant message.
+        answer: markdown returned as the assistant message to a request with an image.
+        text_answer: returned to a request without one (a chat LLM's answer to a question).
         delay_s: seconds to wait before answering each request (simulated model latency).
     """
 
-    def __init__(self, answer: str = "", delay_s: float = 0.0) -> None:
+    def __init__(self, answer: str = "", delay_s: float = 0.0, text_answer: str = "") -> None:
         self.answer = answer
+        self.text_answer = text_answer  # the reply to a request without an image (a chat question)
         self.delay_s = delay_s
         self.image_calls = 0
         self.calls = 0
@@ -65,7 +67,7 @@ class FakeVisionServer:
                 with fake.lock:
                     fake.calls += 1
                     fake.image_calls += has_png
-                    answer = fake.answer
+                    answer = fake.answer if has_png else fake.text_answer
                 fake.gate.wait()
                 started = time.monotonic()
                 time.sleep(fake.delay_s)
@@ -76,7 +78,7 @@ class FakeVisionServer:
                     "id": "fake", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model", "fake"),
                     "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": answer if has_png else ""}}],
+                                 "message": {"role": "assistant", "content": answer}}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                 }).encode()
                 self.send_response(200)

@@ -1191,6 +1191,8 @@ export interface components {
          *     the ranked list either way (the answer text does not repeat it). ``keyword_search`` false:
          *     the query service's keyword index is still loading (minutes after a restart on a large
          *     collection), so this answer comes from dense search alone (the web app and ``legco ask`` say so).
+         *     ``guard``: the generated answer stated a figure its sources do not (``"figure 100,000 not in
+         *     sources"``), so the answer shown is the direct answer from the papers instead.
          */
         QueryResponse: {
             /** Answer */
@@ -1222,6 +1224,8 @@ export interface components {
              * @default true
              */
             keyword_search: boolean;
+            /** Guard */
+            guard: string | null;
         };
         /**
          * ReconcileReport

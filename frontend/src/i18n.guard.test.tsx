@@ -138,7 +138,7 @@ const ANSWER: QueryResponse = {
   ],
   closest: [],
   coverage: null,
-  keyword_search: true,
+  keyword_search: true, guard: null,
 };
 
 const KEYS: KeyInfo[] = [

@@ -6,12 +6,14 @@ one is configured (``LLM_BASE_URL``/``LLM_MODEL``), otherwise the direct answer
 from __future__ import annotations
 
 import logging
+import re
 
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
 from services.query.coverage import CoverageParams, SourceEvidence, assess, is_covered
 from services.query.direct import direct_answer, related_questions
+from services.query.figures import unsupported
 from services.query.keyword_tokens import document_tokens
 from services.query.retrieve import Hit, chunk_search_form
 from services.query.term_evidence import QueryTerm, term_share
@@ -134,8 +136,30 @@ async def compose_answer(settings: Settings, question: str, hits: list[Hit], unk
                       "from the papers.")
     else:
         notice = "No language model is configured: the answer is taken from the best matching paper."
+    guard = figure_guard(question, answer, texts) if mode == "llm" else None
+    if guard is not None:
+        log.warning("LLM answer replaced: %s", guard)
+        mode = "extractive"
+        notice = "The generated answer stated a figure that is not in its sources; showing the answer from the papers."
     if mode == "extractive":
         answer = direct_markdown(direct, related)
     return QueryResponse(answer=answer, answer_mode=mode, notice=notice,
                          llm_model=settings.llm_model if mode == "llm" else None, sources=sources,
-                         covered=True, direct=direct, related=related, coverage=coverage)
+                         covered=True, direct=direct, related=related, coverage=coverage, guard=guard)
+
+
+_CITED = re.compile(r"\[(\d{1,3})\]")
+
+
+def figure_guard(question: str, answer: str, texts: list[str]) -> str | None:
+    """``None`` when every figure of the generated ``answer`` (``figures``: amounts,
+    percentages, dates, counts, 15萬 = 150,000) occurs in the sources it cites (``[n]``, 1-based
+    into ``texts``; all of them when it cites none) or in the question; else why not
+    (``"figure 100,000 not in sources"``, up to three figures)."""
+    cited = sorted({int(n) - 1 for n in _CITED.findall(answer) if 0 < int(n) <= len(texts)})
+    pool = [texts[i] for i in cited] if cited else list(texts)
+    missing = unsupported(answer, [*pool, question])
+    if not missing:
+        return None
+    shown = ", ".join(f.text for f in missing[:3])
+    return f"figure{'s' if len(missing) > 1 else ''} {shown} not in sources"

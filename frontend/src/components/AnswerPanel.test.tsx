@@ -34,12 +34,20 @@ function response(overrides: Partial<QueryResponse> = {}): QueryResponse {
     related: [],
     closest: [],
     coverage: null,
-    keyword_search: true,
+    keyword_search: true, guard: null,
     ...overrides,
   };
 }
 
 describe('AnswerPanel', () => {
+  it('says why a generated answer was withheld (the answer guard)', () => {
+    renderWithProviders(
+      <AnswerPanel response={response({ answer_mode: 'extractive', guard: 'figure 100,000 not in sources' })} />,
+    );
+    expect(screen.getByText('Generated answer withheld')).toBeInTheDocument();
+    expect(screen.getByText('(figure 100,000 not in sources)')).toBeInTheDocument();
+  });
+
   it('says when the keyword side is still loading, and only then', () => {
     const { unmount } = renderWithProviders(<AnswerPanel response={response({ keyword_search: false })} />);
     expect(screen.getByText(/Keyword search is still loading/)).toBeInTheDocument();

@@ -72,6 +72,11 @@ export function AnswerPanel({ response, question }: { response: QueryResponse; q
             <span lang={notice.lang}>{notice.text}</span>
           </Alert>
         )}
+        {response.guard && (
+          <Alert color="orange" variant="light" mb="sm" title={t('answer.guardTitle')}>
+            {t('answer.guard')} <span lang="en">({response.guard})</span>
+          </Alert>
+        )}
         {response.keyword_search === false && (
           <Alert color="yellow" variant="light" mb="sm" title={t('answer.note')}>
             {t('server.keywordsLoading')}

@@ -11,7 +11,7 @@ import type { QueryResponse } from '../types';
 
 const answer = (text: string): QueryResponse => ({
   answer: text, answer_mode: 'extractive', notice: null, llm_model: null, sources: [], covered: true,
-  direct: null, related: [], closest: [], coverage: null, keyword_search: true,
+  direct: null, related: [], closest: [], coverage: null, keyword_search: true, guard: null,
 });
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 9, minute));

@@ -53,7 +53,7 @@ function response(overrides: Partial<QueryResponse> = {}): QueryResponse {
     related: [],
     closest: [],
     coverage: null,
-    keyword_search: true,
+    keyword_search: true, guard: null,
     ...overrides,
   };
 }

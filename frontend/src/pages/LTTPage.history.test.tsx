@@ -30,7 +30,7 @@ function answerTo(question: string): QueryResponse {
     related: [],
     closest: [],
     coverage: null,
-    keyword_search: true,
+    keyword_search: true, guard: null,
   };
 }
 
