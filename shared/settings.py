@@ -114,6 +114,10 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_retry_attempts: int = 2          # answers (shared.retry policy)
     llm_check_retry_attempts: int = 1    # the optional Q&A boundary check
+    # the Q&A verification pass (services/splitter/verification.py): its model (empty: llm_model)
+    # and the answer length, in tokens, above which a pair is sent
+    qa_verification_model: str = ""
+    qa_verification_answer_tokens: int = Field(2000, ge=1)
 
     # --- this process (workers and the query service; the gateway uses gateway_*) -------
     host: str = "127.0.0.1"

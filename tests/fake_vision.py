@@ -28,6 +28,7 @@ class FakeVisionServer:
     def __init__(self, answer: str = "", delay_s: float = 0.0, text_answer: str = "") -> None:
         self.answer = answer
         self.text_answer = text_answer  # the reply to a request without an image (a chat question)
+        self.text_requests: list[str] = []  # the last message of each request without an image
         self.delay_s = delay_s
         self.image_calls = 0
         self.calls = 0
@@ -68,6 +69,8 @@ class FakeVisionServer:
                     fake.calls += 1
                     fake.image_calls += has_png
                     answer = fake.answer if has_png else fake.text_answer
+                    if not has_png and body.get("messages"):
+                        fake.text_requests.append(str(body["messages"][-1].get("content", "")))
                 fake.gate.wait()
                 started = time.monotonic()
                 time.sleep(fake.delay_s)

@@ -48,6 +48,7 @@ class Item:
     speaker: str | None = None  # transcripts: the questioner's label ("Reporter", "記者")
     answered_by: list[str] = field(default_factory=list)  # transcripts, Hansard: the officials who answered
     speakers: list[str] = field(default_factory=list)  # Hansard: every turn's speaker, first appearance order
+    verification: list[str] = field(default_factory=list)  # the Step 4 triggers its answer meets
 
 
 def split_lines(text: str) -> list[Line]:

@@ -34,13 +34,14 @@ Report = Callable[..., Awaitable[None]]
 """``report()``: publishes a ``splitting`` progress event."""
 
 
-def boundary_checker(settings: Settings) -> BoundaryChecker | None:
-    """The optional LLM boundary checker when an LLM is configured, else ``None``."""
+def boundary_checker(settings: Settings, store: ObjectStore | None = None) -> BoundaryChecker | None:
+    """The optional LLM verification pass when an LLM is configured, else ``None`` (its replies
+    cached in ``store``)."""
     if not settings.llm_enabled:
         return None
     from services.splitter.llm_check import OpenAIBoundaryChecker
 
-    return OpenAIBoundaryChecker(settings)
+    return OpenAIBoundaryChecker(settings, store)
 
 
 def read_layers(store: ObjectStore, boxes_prefix: str | None, page_count: int) -> dict[int, PageBoxes]:
@@ -77,7 +78,7 @@ async def split_and_store(event: DocumentTablesDone, store: ObjectStore, setting
     await report()
     parsed = ParsedDocument.model_validate(await asyncio.to_thread(store.get_json, event.pages_key))
     chunk_set = await asyncio.to_thread(split_document, parsed, event.strategy, settings,
-                                        boundary_checker(settings))
+                                        boundary_checker(settings, store))
     if not chunk_set.chunks:
         raise DocumentError("No text to index was found in the document.", "empty")
     layers = await asyncio.to_thread(read_layers, store, event.boxes_prefix, parsed.page_count)

@@ -9,6 +9,7 @@ back to the token strategy (``strategy_used="token"``, note + ``qa_fallback`` me
 """
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -23,8 +24,11 @@ from services.splitter.strategies.base import StrategyResult
 from services.splitter.strategies.token import TokenStrategy
 from services.splitter.tables import contains_table
 from services.splitter.tokens import count_tokens
+from services.splitter.verification import triggers
 from shared.models import Chunk, ParsedDocument
 from shared.settings import Settings
+
+log = logging.getLogger("legco.splitter.question")
 
 FALLBACK_NOTE = "no Q&A pairs detected: fell back to token chunking"
 _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
@@ -88,7 +92,16 @@ class QuestionStrategy:
                 c.metadata["qa_fallback"] = True
             return StrategyResult(res.chunks, "token", [FALLBACK_NOTE, *res.notes])
         notes = [f"qa_style={style}: {len(items)} items"]
-        moved = self._llm_check(self.llm, body, items, notes) if self.llm is not None else set()
+        for it in items:
+            it.verification = triggers(body.text[it.a_start:it.end], self.settings.qa_verification_answer_tokens,
+                                       self.heuristic)
+        if self.llm is not None:
+            moved = self._llm_check(self.llm, body, items, notes)
+        else:
+            moved = set()
+            due = sum(1 for it in items if it.verification or it.ambiguous)
+            if due:
+                notes.append(f"verification skipped: no LLM configured ({due} pairs would have been checked)")
         chunks: list[Chunk] = []
         for sec in find_sections(body.text, 0, items[0].chunk_start, self.settings.chunk_size_tokens):
             chunks.append(self._section_chunk(body, sec.start, sec.end, sec.title))
@@ -100,28 +113,39 @@ class QuestionStrategy:
 
     # ------------------------------------------------------------------ helpers
     def _llm_check(self, llm: BoundaryChecker, body: Body, items: list[Item], notes: list[str]) -> set[str]:
+        """The verification pass: each pair meeting a Step 4 trigger (``verification``) or next to
+        a pair without an answer marker is sent with the text after it; a moved boundary is
+        applied only when the reply keeps every character and the new boundary stays inside the
+        pair's answer (no pair lost), else it is logged in ``notes`` and ignored."""
         moved: set[str] = set()
         text = body.text
-        for n in range(len(items) - 1):
-            a, b = items[n], items[n + 1]
-            if not (a.ambiguous or b.ambiguous):
+        sent = 0
+        for n, a in enumerate(items):
+            b = items[n + 1] if n + 1 < len(items) else None
+            if not (a.verification or a.ambiguous or (b is not None and b.ambiguous)):
                 continue
-            segs = [text[a.chunk_start:a.end], text[b.chunk_start:b.end]]
+            segs = [text[a.chunk_start:a.end]] + ([text[b.chunk_start:b.end]] if b is not None else [])
+            sent += 1
             reply = llm.check(segs)
-            if reply is None:
+            if reply is None or b is None:
                 continue
             if not accept_reply(segs, reply):
                 notes.append(f"LLM boundary reply for {a.qid}/{b.qid} rejected: text not preserved")
+                log.warning("verification: boundary reply for %s/%s ignored: text not preserved", a.qid, b.qid)
                 continue
             new_b = a.chunk_start + len(reply[0])
             if not (a.a_start < new_b <= b.marker_start):
                 notes.append(f"LLM boundary reply for {a.qid}/{b.qid} rejected: boundary outside answer")
+                log.warning("verification: boundary reply for %s/%s ignored: outside the answer", a.qid, b.qid)
                 continue
             if new_b != a.end:
                 a.end = new_b
                 b.chunk_start = new_b
                 moved.update({a.qid, b.qid})
                 notes.append(f"LLM moved boundary between {a.qid} and {b.qid}")
+        invalid = getattr(llm, "invalid", 0)
+        notes.append(f"verification: {sent} pairs sent, {len(moved) // 2} boundaries moved"
+                     + (f", {invalid} invalid replies ignored" if invalid else ""))
         return moved
 
     def _section_chunk(self, body: Body, start: int, end: int, title: str | None) -> Chunk:
@@ -183,6 +207,7 @@ class QuestionStrategy:
             "answered_by": "; ".join(it.answered_by) or None,
             "speakers": "; ".join(it.speakers) or None,
             "llm_boundary_moved": llm_moved,
+            "verification_triggers": ",".join(it.verification) or None,
             "char_start": it.chunk_start,
             "char_end": end,
         }
