@@ -31,6 +31,9 @@ from shared.settings import Settings
 log = logging.getLogger("legco.splitter.question")
 
 FALLBACK_NOTE = "no Q&A pairs detected: fell back to token chunking"
+MIN_PAIRS = 3
+"""Fewer Q&A pairs than this and the document is chunked by tokens (the seed's rule: a stray
+``問 1：`` or two numbered lines do not make a Q&A paper)."""
 _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 _WRAP_CJK = re.compile(rf"(?<=[{_CJK}])\s*\n\s*(?=[{_CJK}])")
 
@@ -86,11 +89,13 @@ class QuestionStrategy:
         self.heuristic = not doc.tables_extracted
         body = build_body(doc)
         items, style = find_items(body)
-        if not items:
+        if len(items) < MIN_PAIRS:  # the seed: fewer than 3 pairs is not a Q&A document
             res = TokenStrategy(self.settings).chunk(doc)
             for c in res.chunks:
                 c.metadata["qa_fallback"] = True
-            return StrategyResult(res.chunks, "token", [FALLBACK_NOTE, *res.notes])
+            note = FALLBACK_NOTE if not items else (f"only {len(items)} Q&A pair{'s' if len(items) > 1 else ''} "
+                                                    f"detected (fewer than {MIN_PAIRS}): fell back to token chunking")
+            return StrategyResult(res.chunks, "token", [note, *res.notes])
         notes = [f"qa_style={style}: {len(items)} items"]
         for it in items:
             it.verification = triggers(body.text[it.a_start:it.end], self.settings.qa_verification_answer_tokens,

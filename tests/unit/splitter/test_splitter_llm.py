@@ -16,6 +16,7 @@ TEXT = (
     "備用問題\n"
     "Q1. 第一題是甚麼？\n第一題的答案。\n另見下題背景，請參閱附件\n"
     "Q2. 第二題是甚麼？\n第二題的答案。\n"
+    "Q3. 第三題是甚麼？\n第三題的答案。\n"  # three pairs: fewer is not a Q&A paper (MIN_PAIRS)
 )
 INTRO = "另見下題背景，請參閱附件\n"
 

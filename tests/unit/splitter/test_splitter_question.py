@@ -155,7 +155,8 @@ def test_oversized_pair_split_on_paragraphs(settings):
     para = "這是一段很長的答案內容，用來測試分段功能是否正常運作。" * 6
     table = "\n".join(["| 項目 | 數量 |", "|---|---|"] + [f"| 項目{i} | {i * 100} |" for i in range(30)])
     answer = "\n".join([para] * 6 + [table] + [para] * 4)
-    text = f"備用問答\n問 1：第一條問題是甚麼？\n答 1：{answer}\n問 2：第二條問題？\n答 2：簡短答案。"
+    text = (f"備用問答\n問 1：第一條問題是甚麼？\n答 1：{answer}\n問 2：第二條問題？\n答 2：簡短答案。"
+            "\n問 3：第三條？\n答 3：是。")
     s = settings.model_copy(update={"qa_max_chunk_tokens": 400})
     cs = split_document(_pdf([text]), "question", s)
     parts = [c for c in qa_chunks(cs) if c.metadata["question_id"] == "1"]
@@ -173,7 +174,8 @@ def test_oversized_pair_split_on_paragraphs(settings):
 
 
 def test_cross_page_question_last_line(settings):
-    pages = ["備用問題\nQ1. 第一題？\n答案一。\nQ2. 第二題在頁尾？\nX-1\n2024-01-01", "第二題的答案。\nX-2\n2024-01-01"]
+    pages = ["備用問題\nQ1. 第一題？\n答案一。\nQ2. 第二題在頁尾？\nX-1\n2024-01-01",
+             "第二題的答案。\nQ3. 第三題？\n答案三。\nX-2\n2024-01-01"]
     cs = split_document(_pdf(pages), "question", settings)
     q2 = qa_chunks(cs)[1]
     assert q2.page_number == 1 and q2.metadata["page_end"] == 2
@@ -187,7 +189,18 @@ def test_markers_variants(settings):
 
 
 def test_pua_normalised_in_chunks(settings):
-    text = "問 1：屋\ue473的衞生？\n答 1：屋\ue473會\ue40c生。\uf0b7 項目\n問 2：下一題？\n答 2：好。"
+    text = ("問 1：屋\ue473的衞生？\n答 1：屋\ue473會\ue40c生。\uf0b7 項目\n問 2：下一題？\n答 2：好。"
+            "\n問 3：再下一題？\n答 3：好。")
     cs = split_document(_pdf([text]), "question", settings)
     c = qa_chunks(cs)[0]
     assert "屋邨" in c.text and "衞生" in c.text and "\uf0b7" not in c.text
+
+
+def test_fewer_than_three_pairs_fall_back_to_token_chunks(settings):
+    """The seed's rule: two Q&A pairs do not make a Q&A paper; the note says why."""
+    text = "問 1：第一題？\n答 1：答案一。\n問 2：第二題？\n答 2：答案二。"
+    cs = split_document(_pdf([text]), "question", settings)
+    assert cs.strategy_used == "token" and all(c.metadata["qa_fallback"] for c in cs.chunks)
+    assert cs.notes[0] == "only 2 Q&A pairs detected (fewer than 3): fell back to token chunking"
+    three = split_document(_pdf([text + "\n問 3：第三題？\n答 3：答案三。"]), "question", settings)
+    assert three.strategy_used == "question"
