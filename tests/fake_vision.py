@@ -6,14 +6,33 @@ It records every request that carried an ``image_url`` PNG (``image_calls``, and
 was answered: ``image_log``), so tests can assert how often the vision LLM was called and
 benchmarks can time it. Requests are served in parallel (one thread each); while ``gate`` is
 clear they wait for it before their delay (a benchmark lets work pile up, then opens it).
+
+A request with ``"stream": true`` is answered as OpenAI streams: Server-Sent Events of
+``chat.completion.chunk`` deltas, one per word of the answer, then ``data: [DONE]``. While
+``stream_gate`` is clear the stream stops after its first delta until it is set (a test reads
+the first token of an answer that is not complete yet).
 """
 from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def carries_png(body: dict[str, Any]) -> bool:
+    """Whether a chat request ``body`` carries a PNG as an ``image_url`` data URL."""
+    for m in body.get("messages", []):
+        content = m.get("content")
+        for part in content if isinstance(content, list) else []:
+            url = (part.get("image_url") or {}).get("url", "") if isinstance(part, dict) else ""
+            if url.startswith("data:image/png;base64,") and \
+                    base64.b64decode(url.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n":
+                return True
+    return False
 
 
 class FakeVisionServer:
@@ -35,6 +54,8 @@ class FakeVisionServer:
         self.image_log: list[tuple[float, float]] = []  # (started, answered) per image call, time.monotonic()
         self.gate = threading.Event()
         self.gate.set()
+        self.stream_gate = threading.Event()
+        self.stream_gate.set()
         self.lock = threading.Lock()
         self.httpd: ThreadingHTTPServer | None = None
 
@@ -57,14 +78,7 @@ class FakeVisionServer:
                 if not self.path.endswith("/chat/completions"):
                     self.send_error(404)
                     return
-                has_png = False
-                for m in body.get("messages", []):
-                    content = m.get("content")
-                    if isinstance(content, list):
-                        for part in content:
-                            url = (part.get("image_url") or {}).get("url", "") if isinstance(part, dict) else ""
-                            if url.startswith("data:image/png;base64,"):
-                                has_png = base64.b64decode(url.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+                has_png = carries_png(body)
                 with fake.lock:
                     fake.calls += 1
                     fake.image_calls += has_png
@@ -77,6 +91,9 @@ class FakeVisionServer:
                 if has_png:
                     with fake.lock:
                         fake.image_log.append((started, time.monotonic()))
+                if body.get("stream"):
+                    self.stream(body.get("model", "fake"), answer)
+                    return
                 out = json.dumps({
                     "id": "fake", "object": "chat.completion", "created": int(time.time()),
                     "model": body.get("model", "fake"),
@@ -89,6 +106,26 @@ class FakeVisionServer:
                 self.send_header("content-length", str(len(out)))
                 self.end_headers()
                 self.wfile.write(out)
+
+            def stream(self, model: str, answer: str) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+
+                def send(delta: dict[str, str], finish: str | None = None) -> None:
+                    chunk = {"id": "fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+
+                send({"role": "assistant", "content": ""})
+                for n, word in enumerate(re.findall(r"\s*\S+", answer)):
+                    send({"content": word})
+                    if n == 0:
+                        fake.stream_gate.wait()
+                send({}, "stop")
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

@@ -205,6 +205,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/query/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query Stream
+         * @description ``POST /query`` streamed as Server-Sent Events, so a generated answer shows as it is written:
+         *     event ``sources`` (a ``QueryResponse`` whose ``answer`` is empty while a language model
+         *     writes it, else already final), then ``token`` events (``{"text": "…"}``, the answer's next
+         *     piece), then ``done`` (the final ``QueryResponse``, as ``POST /query`` returns it: the figure
+         *     guard may have replaced the generated text, and ``guard`` says why). Same scope, cache and
+         *     errors as ``POST /query``: 503 when the query service cannot be reached, 504 when it does
+         *     not start answering within ``QUERY_FORWARD_TIMEOUT_S``, before the stream starts. The
+         *     stream is relayed as it comes; a gap of ``QUERY_FORWARD_TIMEOUT_S`` between two events ends it.
+         */
+        post: operations["query_stream_api_v1_query_stream_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/config": {
         parameters: {
             query?: never;
@@ -1861,6 +1888,56 @@ export interface operations {
                 content?: never;
             };
             /** @description The query service did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    query_stream_api_v1_query_stream_post: {
+        parameters: {
+            query?: {
+                /** @description Admin keys: only this department's documents (and the shared library). Other keys may name only their own department. */
+                department?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryRequest"];
+            };
+        };
+        responses: {
+            /** @description Server-Sent Events: sources, token…, done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The query service is not reachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The query service did not start answering in time */
             504: {
                 headers: {
                     [name: string]: unknown;

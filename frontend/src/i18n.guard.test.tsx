@@ -23,6 +23,7 @@ import {
   makeSource,
   makeTokenChunk,
   mockFetch,
+  sseAnswer,
   renderWithProviders,
 } from './test/utils';
 import type { KeyInfo, QueryResponse } from './types';
@@ -163,7 +164,7 @@ function gateway(overrides: Parameters<typeof mockFetch>[0] = {}) {
       jsonResponse({ document_id: 'doc-2', chunks: [makeQaChunk({ filename: ZH_FILE, followup_count: 2, parts: 2, part: 1 })] }),
     'GET /api/v1/documents/doc-1/chunks': () =>
       jsonResponse({ document_id: 'doc-1', chunks: [makeTokenChunk({ filename: EN_FILE })] }),
-    'POST /api/v1/query': () => jsonResponse(ANSWER),
+    'POST /api/v1/query/stream': () => sseAnswer(ANSWER),
     'POST /api/v1/ingest': () => jsonResponse({ detail: 'The file is larger than the 100 MB limit.' }, 413),
     'GET /api/v1/keys': () => jsonResponse({ keys: KEYS }),
     ...overrides,
@@ -211,8 +212,8 @@ describe('the Chinese interface', () => {
     const notCovered: QueryResponse = { ...ANSWER, covered: false, direct: null, related: [], sources: [],
       closest: [ANSWER.sources[1]], notice: null };
     gateway({
-      'POST /api/v1/query': (_url, init) =>
-        jsonResponse(JSON.parse(String(init?.body)).question.startsWith('煙花') ? notCovered : ANSWER),
+      'POST /api/v1/query/stream': (_url, init) =>
+        sseAnswer(JSON.parse(String(init?.body)).question.startsWith('煙花') ? notCovered : ANSWER),
     });
     vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {}); // the download itself
     renderWithProviders(<App />);
@@ -238,7 +239,7 @@ describe('the Chinese interface', () => {
   it('LTT page: a question the service could not answer', async () => {
     const user = userEvent.setup();
     gateway({
-      'POST /api/v1/query': () => jsonResponse({ detail: 'The query service is not reachable; try again shortly.' }, 503),
+      'POST /api/v1/query/stream': () => jsonResponse({ detail: 'The query service is not reachable; try again shortly.' }, 503),
     });
     renderWithProviders(<App />);
     await user.type(screen.getByRole('textbox', { name: /^問題/ }), '津貼？{Enter}');

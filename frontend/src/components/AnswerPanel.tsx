@@ -1,4 +1,4 @@
-import { Accordion, Alert, Badge, Group, Paper, Stack, Title } from '@mantine/core';
+import { Accordion, Alert, Badge, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { contentLang } from '../lib/contentLang';
 import { serverNotice } from '../lib/serverText';
@@ -44,7 +44,30 @@ function NotCovered({ response }: { response: QueryResponse }) {
   );
 }
 
-export function AnswerPanel({ response, question }: { response: QueryResponse; question?: string }) {
+/** Shown instead of the mode badge while the answer is being written. */
+function WritingBadge() {
+  const { t } = useTranslation();
+  return (
+    <Badge color="violet" variant="light" leftSection={<Loader size={10} color="violet" />} data-answer-mode="streaming">
+      {t('answer.writing')}
+    </Badge>
+  );
+}
+
+/**
+ * The answer to `question`. `streaming`: the response is still arriving (its sources are known,
+ * `answer` grows as the language model writes it); the panel says so, is `aria-busy` so that
+ * screen readers announce it once complete, and offers no speaking note yet.
+ */
+export function AnswerPanel({
+  response,
+  question,
+  streaming = false,
+}: {
+  response: QueryResponse;
+  question?: string;
+  streaming?: boolean;
+}) {
   const { t } = useTranslation();
   const notice = response.notice ? serverNotice(response.notice, t) : null;
   // Older servers send neither field: treat their answers as covered, without a direct answer.
@@ -53,20 +76,20 @@ export function AnswerPanel({ response, question }: { response: QueryResponse; q
   const related = covered ? (response.related ?? []) : [];
   const llm = response.answer_mode === 'llm';
   return (
-    <Stack gap="md" aria-live="polite">
+    <Stack gap="md" aria-live="polite" aria-busy={streaming} data-streaming={streaming || undefined}>
       <Paper withBorder p="md" radius="md">
         <Group justify="space-between" mb="sm" wrap="wrap" gap="xs">
           <Title order={2} size="h3">
             {t('answer.title')}
           </Title>
-          {covered && <AnswerModeBadge mode={response.answer_mode} />}
+          {streaming ? <WritingBadge /> : covered && <AnswerModeBadge mode={response.answer_mode} />}
         </Group>
         {question && (
           <Title order={3} size="sm" c="dimmed" fw={500} mb="sm" style={{ whiteSpace: 'pre-wrap' }}>
             {t('answer.questionPrefix')}<span lang={contentLang(question)}>{question}</span>
           </Title>
         )}
-        {question && <ExportSpeakingNote question={question} response={response} />}
+        {question && !streaming && <ExportSpeakingNote question={question} response={response} />}
         {notice && (
           <Alert color="yellow" variant="light" mb="sm" title={t('answer.note')}>
             <span lang={notice.lang}>{notice.text}</span>
@@ -88,6 +111,10 @@ export function AnswerPanel({ response, question }: { response: QueryResponse; q
           <DirectAnswerCard direct={direct} />
         ) : response.answer.trim() ? (
           <Markdown>{response.answer}</Markdown>
+        ) : streaming ? (
+          <Text c="dimmed" size="sm">
+            {t('answer.waitingForModel')}
+          </Text>
         ) : (
           <Alert color="gray" variant="light">
             {t('answer.noText')}

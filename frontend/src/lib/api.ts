@@ -1,4 +1,5 @@
 import { authHeaders, currentKey, reportKeyRejected } from './auth';
+import { SseParser } from './sse';
 import type {
   ApiConfig,
   Caller,
@@ -214,29 +215,38 @@ export class QueryAborted extends Error {
 export interface QueryOptions {
   /** Aborting it cancels the question (QueryAborted 'cancelled'). */
   signal?: AbortSignal;
-  /** Give up after this many seconds (QueryAborted 'timeout'); default QUERY_TIME_LIMIT_S. */
+  /**
+   * Give up after this many seconds without news (QueryAborted 'timeout'); default
+   * QUERY_TIME_LIMIT_S. A streamed answer restarts the count at every event it receives.
+   */
   timeLimitS?: number;
 }
 
-/** Ask a question; throws ApiError for the gateway's refusals and QueryAborted when cancelled or too slow. */
-export async function queryDocuments(body: QueryRequest, options: QueryOptions = {}): Promise<QueryResponse> {
+/**
+ * Run `ask` (given the signal to pass to fetch and `touch`, which restarts the time limit) under
+ * `options`: throws QueryAborted when the officer cancels or `timeLimitS` passes without a touch.
+ */
+async function withTimeLimit<T>(
+  options: QueryOptions,
+  ask: (signal: AbortSignal, touch: () => void) => Promise<T>,
+): Promise<T> {
   const { signal, timeLimitS = QUERY_TIME_LIMIT_S } = options;
   if (signal?.aborted) throw new QueryAborted('cancelled', timeLimitS);
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeLimitS * 1000);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const touch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeLimitS * 1000);
+  };
   const cancel = () => controller.abort();
   signal?.addEventListener('abort', cancel);
+  touch();
   try {
-    return await request<QueryResponse>('/query', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
+    return await ask(controller.signal, touch);
   } catch (error) {
     if (timedOut) throw new QueryAborted('timeout', timeLimitS);
     if (signal?.aborted) throw new QueryAborted('cancelled', timeLimitS);
@@ -245,6 +255,70 @@ export async function queryDocuments(body: QueryRequest, options: QueryOptions =
     clearTimeout(timer);
     signal?.removeEventListener('abort', cancel);
   }
+}
+
+/** Ask a question; throws ApiError for the gateway's refusals and QueryAborted when cancelled or too slow. */
+export function queryDocuments(body: QueryRequest, options: QueryOptions = {}): Promise<QueryResponse> {
+  return withTimeLimit(options, (signal) =>
+    request<QueryResponse>('/query', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    }),
+  );
+}
+
+export interface StreamCallbacks {
+  /** The response as soon as its sources are known; `answer` is '' while a language model writes it. */
+  onSources?: (response: QueryResponse) => void;
+  /** The next piece of the generated answer, in order. */
+  onToken?: (text: string) => void;
+}
+
+/**
+ * Ask a question over `POST /query/stream` (Server-Sent Events): `onSources` first, then
+ * `onToken` for each piece of a generated answer; resolves with the final response (the `done`
+ * event, which may differ from the streamed text: the figure guard can replace it). Throws
+ * ApiError for the gateway's refusals (and status 502 when the stream ends without an answer),
+ * QueryAborted when cancelled or when `timeLimitS` passes without an event.
+ */
+export function streamQuery(
+  body: QueryRequest,
+  options: QueryOptions & StreamCallbacks = {},
+): Promise<QueryResponse> {
+  return withTimeLimit(options, async (signal, touch) => {
+    const response = await send(`${API_BASE}/query/stream`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const result: { final: QueryResponse | null } = { final: null };
+    const parser = new SseParser((message) => {
+      touch();
+      if (message.event === 'sources') options.onSources?.(JSON.parse(message.data) as QueryResponse);
+      else if (message.event === 'token') options.onToken?.((JSON.parse(message.data) as { text: string }).text);
+      else if (message.event === 'done') result.final = JSON.parse(message.data) as QueryResponse;
+    });
+    if (response.body) {
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.push(decoder.decode(value, { stream: true }));
+        }
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw new ApiError(0); // the connection broke mid-answer
+      }
+      parser.push(decoder.decode() + '\n\n');
+    }
+    if (result.final === null) throw new ApiError(502, 'The answer was cut off before it was complete; try again.');
+    return result.final;
+  });
 }
 
 /** A one-page (or whole-document) PDF of `url` (a `pdf_url` from the API), fetched with the key. */

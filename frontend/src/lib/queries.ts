@@ -19,10 +19,11 @@ import {
   listDeadLetters,
   listKeys,
   listOpsPanels,
-  queryDocuments,
+  streamQuery,
   replayDeadLetters,
   revokeKey,
   type QueryOptions,
+  type StreamCallbacks,
   type UploadTarget,
 } from './api';
 import type {
@@ -205,11 +206,13 @@ export function useDeleteChunk(documentId: string) {
 }
 
 /** A question and what can stop it (`signal`: Cancel; `timeLimitS`: the app's limit). */
-export interface AskVariables extends QueryRequest, QueryOptions {}
+export interface AskVariables extends QueryRequest, QueryOptions, StreamCallbacks {}
 
+/** Ask a question, streamed (`streamQuery`): the callbacks see the sources, then the answer as it is written. */
 export function useAskQuestion() {
   return useMutation({
-    mutationFn: ({ signal, timeLimitS, ...body }: AskVariables) => queryDocuments(body, { signal, timeLimitS }),
+    mutationFn: ({ signal, timeLimitS, onSources, onToken, ...body }: AskVariables) =>
+      streamQuery(body, { signal, timeLimitS, onSources, onToken }),
   });
 }
 

@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { strFromU8, unzipSync } from 'fflate';
 import { LTTPage } from './LTTPage';
 import { i18n } from '../i18n';
-import { MEMBER, READER, jsonResponse, makeDocument, makeSource, mockFetch, renderWithProviders } from '../test/utils';
+import { MEMBER, READER, jsonResponse, makeDocument, makeSource, mockFetch, renderWithProviders, sseAnswer } from '../test/utils';
 import type { QueryResponse } from '../types';
 
 const oneDocument = { documents: [makeDocument()], total_documents: 1, total_chunks: 4 };
@@ -37,11 +37,11 @@ function answerTo(question: string): QueryResponse {
 function routes() {
   return mockFetch({
     'GET /api/v1/documents': () => jsonResponse(oneDocument),
-    'POST /api/v1/query': (_url, init) => jsonResponse(answerTo(JSON.parse(String(init?.body)).question)),
+    'POST /api/v1/query/stream': (_url, init) => sseAnswer(answerTo(JSON.parse(String(init?.body)).question)),
   });
 }
 
-const queries = (spy: ReturnType<typeof mockFetch>) => spy.mock.calls.filter(([url]) => url === '/api/v1/query').length;
+const queries = (spy: ReturnType<typeof mockFetch>) => spy.mock.calls.filter(([url]) => url === '/api/v1/query/stream').length;
 
 async function ask(user: ReturnType<typeof userEvent.setup>, question: string) {
   const box = screen.getByRole('textbox', { name: /question/i });

@@ -10,6 +10,7 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { useAnswerHistory, type HistoryEntry } from '../lib/history';
 import { useAskQuestion, useDocuments } from '../lib/queries';
 import { QueryAborted } from '../lib/api';
+import type { QueryResponse } from '../types';
 import { errorCase } from '../lib/errors';
 import { canUpload } from '../lib/roles';
 import { useCaller } from '../lib/session';
@@ -45,14 +46,28 @@ export function LTTPage() {
   const history = useAnswerHistory(caller.key_prefix);
   // The answer shown: the last one asked, or one picked from the history (not asked again).
   const [shown, setShown] = useState<HistoryEntry | null>(null);
+  // The answer while it streams: its sources first, then the generated text as it is written.
+  const [partial, setPartial] = useState<QueryResponse | null>(null);
 
   const askQuestion = (request: Parameters<typeof ask.mutate>[0]) => {
     running.current?.abort();
     const controller = new AbortController();
     running.current = controller;
     setShown(null);
-    ask.mutate({ ...request, signal: controller.signal },
-      { onSuccess: (data, variables) => setShown(history.add(variables.question, data)) });
+    setPartial(null);
+    const current = () => running.current === controller; // a newer question replaces this one
+    ask.mutate(
+      {
+        ...request,
+        signal: controller.signal,
+        onSources: (response) => current() && setPartial(response),
+        onToken: (text) => current() && setPartial((p) => p && { ...p, answer: p.answer + text }),
+      },
+      {
+        onSuccess: (data, variables) => setShown(history.add(variables.question, data)),
+        onSettled: () => current() && setPartial(null),
+      },
+    );
   };
   const showEntry = (entry: HistoryEntry) => {
     ask.reset();
@@ -108,6 +123,9 @@ export function LTTPage() {
           <Alert color="red" title={queryErrorTitle(ask.error, t)} role="alert">
             <ErrorMessage error={ask.error} />
           </Alert>
+        )}
+        {ask.isPending && partial && (
+          <AnswerPanel response={partial} question={ask.variables?.question} streaming />
         )}
         {shown && !ask.isPending && <AnswerPanel key={shown.id} response={shown.response} question={shown.question} />}
         <AnswerHistory entries={history.entries} shownId={shown?.id ?? null} onShow={showEntry}

@@ -145,7 +145,7 @@ describe('a 401 anywhere', () => {
     mockFetch({
       'GET /api/v1/whoami': () => jsonResponse(MEMBER),
       'GET /api/v1/documents': () => jsonResponse(EMPTY_LIST),
-      'POST /api/v1/query': () => {
+      'POST /api/v1/query/stream': () => {
         revoked = true;
         return jsonResponse({ detail: 'API key revoked' }, 401);
       },

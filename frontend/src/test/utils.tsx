@@ -162,6 +162,19 @@ export function jsonResponse(body: unknown, status = 200) {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
 
+/**
+ * `body` (a QueryResponse) as `POST /api/v1/query/stream` sends an answer made without an LLM:
+ * event `sources`, then event `done`, both with the whole response. `tokens`: a generated answer
+ * instead, sent as `sources` with an empty answer, one `token` per piece, then `done`.
+ */
+export function sseAnswer(body: { answer: string } & Record<string, unknown>, tokens?: string[]) {
+  const event = (name: string, data: unknown) => `event: ${name}\r\ndata: ${JSON.stringify(data)}\r\n\r\n`;
+  const parts = tokens
+    ? [event('sources', { ...body, answer: '' }), ...tokens.map((text) => event('token', { text })), event('done', body)]
+    : [event('sources', body), event('done', body)];
+  return new Response(parts.join(''), { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+}
+
 type Handler = (url: string, init: RequestInit | undefined) => Response | Promise<Response>;
 
 /** What the test gateway accepts (`GET /api/v1/config`), as the real one does by default. */
