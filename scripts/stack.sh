@@ -139,9 +139,15 @@ write_conf() {
   local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"${EMBEDDINGS_BASE_URL:-http://127.0.0.1:$E5_PORT/v1}\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",PROMETHEUS_URL=\"http://127.0.0.1:$PROM_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
-              LLM_BASE_URL LLM_MODEL LLM_API_KEY ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
+              ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
               DELETION_CHECK_INTERVAL_S RECONCILE_INTERVAL_S RECONCILE_GRACE_S REINDEX_SETTLE_S REINDEX_KEEP_OLD_S; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
+  done
+  # the chat LLM's settings go only to the services that ask it (the splitter's verification pass,
+  # the query service's answers), so changing them restarts those two and nothing else
+  local llm_env=""
+  for name in LLM_BASE_URL LLM_MODEL LLM_API_KEY LLM_TIMEOUT_S LLM_RETRY_ATTEMPTS QA_VERIFICATION_MODEL; do
+    if [ -n "${!name+x}" ]; then llm_env="$llm_env,$name=\"${!name}\""; fi
   done
   (umask 077  # the file holds the MinIO credentials
   {
@@ -177,10 +183,10 @@ CONF
   program lagexporter 30 "$venv/bin/python -m services.lagexporter" "$common_env,PORT=\"$LAG_PORT\""
   program prometheus 20 "$(command -v prometheus || echo /usr/bin/prometheus) --config.file=$LEGCO_VAR/prometheus/prometheus.yml --storage.tsdb.path=$LEGCO_VAR/prometheus/data --storage.tsdb.retention.time=15d --web.listen-address=127.0.0.1:$PROM_PORT --web.enable-lifecycle" "" "stopwaitsecs=30"
   program query 30 "$venv/bin/python -m services.query" \
-    "$common_env,PORT=\"$QUERY_PORT\",QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\",QUERY_INDEX_DIR=\"$LEGCO_VAR/query\""
+    "$common_env$llm_env,PORT=\"$QUERY_PORT\",QUERY_EMBEDDINGS_BASE_URL=\"http://127.0.0.1:$E5_QUERY_PORT/v1\",QUERY_INDEX_DIR=\"$LEGCO_VAR/query\""
   worker_program parser "$PARSER_WORKERS" "$PARSER_PORT_BASE" "$upstream" "$common_env"
   worker_program tables "$TABLES_WORKERS" "$TABLES_PORT_BASE" "$upstream" "$common_env"
-  worker_program splitter "$SPLITTER_WORKERS" "$SPLITTER_PORT_BASE" "$upstream" "$common_env"
+  worker_program splitter "$SPLITTER_WORKERS" "$SPLITTER_PORT_BASE" "$upstream" "$common_env$llm_env"
   worker_program embedder "$EMBEDDER_WORKERS" "$EMBEDDER_PORT_BASE" "$ingest" "$common_env"
 } > "$conf")
   chmod 600 "$conf"
