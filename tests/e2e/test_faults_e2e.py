@@ -1,7 +1,8 @@
 """The smallest version of the fault matrix (``tests/faults.py``; the whole matrix is
-``make chaos``): 10 short papers, one embedder kill -9 and one Chroma restart mid-ingest, each
-against a fault-free reference run of the same papers: 0 lost, 0 duplicated, 0 stuck, no dead
-letter, the keyword index holding what Chroma holds."""
+``make chaos``): 10 short papers, one embedder kill -9 mid-ingest, against a fault-free reference
+run of the same papers: 0 lost, 0 duplicated, 0 stuck, no dead letter, the keyword index holding
+what Chroma holds. Chroma going down mid-ingest is ``test_outage_e2e.py`` (20 s, longer than this
+matrix's 5 s restart, which stays in ``make chaos``), to keep ``make test`` under 30 minutes."""
 from __future__ import annotations
 
 import random
@@ -22,7 +23,7 @@ def reference(stack: Stack, papers) -> Reference:
     return reference_run(stack, papers)
 
 
-@pytest.mark.parametrize("fault", [Fault("kill", "embedder"), Fault("restart", "chroma", down_s=5)],
+@pytest.mark.parametrize("fault", [Fault("kill", "embedder")],
                          ids=lambda f: f.label.replace(" ", "_"))
 def test_a_fault_mid_ingest_loses_duplicates_and_strands_nothing(stack: Stack, papers, reference: Reference,
                                                                   fault: Fault):
