@@ -92,6 +92,11 @@ def parse_into(data: bytes, filename: str, document_id: str, settings: Settings,
     quiet_pypdf_logging()
     sniffed = sniff(data, filename)
     warnings: list[str] = [sniffed.note] if sniffed.note else []
+    if sniffed.pdf_offset:
+        # other data before the header (a mail or upload tool's wrapper): the PDF is what follows,
+        # and its cross-reference offsets count from its header (as pypdf reads such a file)
+        data = data[sniffed.pdf_offset:]
+        warnings.append(f"The file had {sniffed.pdf_offset:,} bytes of other data before the PDF; they were skipped.")
     if sniffed.file_type == "pdf":
         count = count_pages(data)
         if count:

@@ -1,6 +1,9 @@
 """Decide a file's type from its content (magic bytes), not from its name.
 
-Recognised: PDF (``%PDF-`` in the first 1024 bytes, as PDF readers accept), DOCX (a ZIP
+Recognised: PDF (``%PDF-`` in the first 1024 bytes, as PDF readers accept; or further in,
+up to ``PDF_JUNK_LIMIT_BYTES``, when the file also ends like a PDF — ``startxref`` and ``%%EOF``
+in its last ``PDF_TAIL_BYTES`` — as pypdf recovers it: the bytes before the header are skipped,
+``Sniffed.pdf_offset``), DOCX (a ZIP
 holding ``[Content_Types].xml`` and ``word/document.xml``), text (UTF-8/UTF-16 with BOM or
 Big5, see ``txt.try_decode_text``). Everything else is rejected with a reason that says what
 the file really is.
@@ -19,6 +22,8 @@ from shared.models import FileType
 from .txt import try_decode_text
 
 PDF_HEADER_WINDOW_BYTES = 1024
+PDF_JUNK_LIMIT_BYTES = 1 << 20
+PDF_TAIL_BYTES = 4096
 DAMAGED_ZIP = "damaged zip"
 _HTML_RE = re.compile(rb"^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|script|meta)\b",
                       re.IGNORECASE | re.DOTALL)
@@ -49,6 +54,8 @@ class Sniffed:
 
     file_type: FileType
     note: str | None = None
+    pdf_offset: int = 0
+    """Where the PDF starts (bytes): other data before ``%PDF-`` is skipped by the parser."""
 
 
 def _extension(filename: str) -> str:
@@ -109,15 +116,31 @@ def _text_or_reject(data: bytes, head: bytes, filename: str) -> FileType | None:
     return "txt" if try_decode_text(data) is not None else None
 
 
-def _detect(data: bytes, filename: str) -> FileType | None:
-    """The type of non-empty ``data`` from its magic bytes (ZIP, then PDF, then text), or
-    ``None``; raises ``DocumentError`` for formats recognised only to be rejected."""
-    head = data[:PDF_HEADER_WINDOW_BYTES]
+def pdf_offset(data: bytes) -> int | None:
+    """Where ``data``'s PDF header ``%PDF-`` starts (bytes), or ``None`` when it is not a PDF:
+    within the first ``PDF_HEADER_WINDOW_BYTES``, or further in (up to ``PDF_JUNK_LIMIT_BYTES``)
+    when the file ends like a PDF (``startxref`` and ``%%EOF`` in its last ``PDF_TAIL_BYTES``)."""
+    at = data.find(b"%PDF-", 0, PDF_HEADER_WINDOW_BYTES)
+    if at >= 0:
+        return at
+    tail = data[-PDF_TAIL_BYTES:]
+    if b"startxref" not in tail or b"%%EOF" not in tail:
+        return None
+    at = data.find(b"%PDF-", 0, PDF_JUNK_LIMIT_BYTES)
+    return at if at >= 0 else None
+
+
+def _detect(data: bytes, filename: str) -> tuple[FileType, int] | None:
+    """The type of non-empty ``data`` from its magic bytes (ZIP, then PDF, then text) with the
+    PDF's offset (``pdf_offset``; 0 for the others), or ``None``; raises ``DocumentError`` for
+    formats recognised only to be rejected."""
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        return _docx_or_reject(data, filename)
-    if b"%PDF-" in head:
-        return "pdf"
-    return _text_or_reject(data, head, filename)
+        return _docx_or_reject(data, filename), 0
+    offset = pdf_offset(data)
+    if offset is not None:
+        return "pdf", offset
+    kind = _text_or_reject(data, data[:PDF_HEADER_WINDOW_BYTES], filename)
+    return None if kind is None else (kind, 0)
 
 
 def _unrecognised(filename: str) -> DocumentError:
@@ -146,7 +169,7 @@ def sniff(data: bytes, filename: str) -> Sniffed:
     """Decide the type of the uploaded file ``data`` named ``filename``.
 
     Returns:
-        ``Sniffed(file_type, note)``.
+        ``Sniffed(file_type, note, pdf_offset)``.
 
     Raises:
         DocumentError: code ``empty`` for a 0-byte file; ``unsupported_type`` for images,
@@ -159,4 +182,5 @@ def sniff(data: bytes, filename: str) -> Sniffed:
     detected = _detect(data, filename)
     if detected is None:
         raise _unrecognised(filename)
-    return Sniffed(detected, _extension_note(filename, detected))
+    file_type, offset = detected
+    return Sniffed(file_type, _extension_note(filename, file_type), offset)

@@ -124,6 +124,11 @@ def strip_control_chars(text: str) -> str:
     return _CONTROL_RE.sub("", text)
 
 
+def count_control_chars(text: str) -> int:
+    """Number of C0/C1 control characters in ``text`` other than TAB and LF."""
+    return len(_CONTROL_RE.findall(text))
+
+
 def count_visible_chars(text: str) -> int:
     """Number of non-whitespace characters in ``text`` (what "characters per page" counts)."""
     return sum(1 for ch in text if not ch.isspace())

@@ -1,0 +1,83 @@
+"""The parser's fidelity classes of issue 18 on generated files (``tests/fixtures/fidelity``):
+text files with control characters are read and cleaned, binary data never reaches the index
+whatever its name, and a PDF with junk before its header is recovered."""
+from __future__ import annotations
+
+import pytest
+
+from services.parser.parse import parse_document
+from services.parser.sniff import sniff
+from services.parser.txt import clean_text, reads_as_language
+from shared.errors import DocumentError
+from shared.settings import Settings
+from tests.fixtures.fidelity.make_fidelity import (
+    BASE_PDF,
+    TEXT_PAGES,
+    junk_before_pdf,
+    random_binary,
+    symbol_soup,
+    text_with_controls,
+)
+
+
+def test_a_utf8_text_with_form_feeds_zero_width_and_stray_controls_is_read_and_cleaned() -> None:
+    name, data = text_with_controls()
+    out = parse_document(data, name, "doc-controls", Settings())
+    text = out.parsed.full_text()
+    assert out.parsed.file_type == "txt" and out.parsed.extractor == "text:utf-8"
+    assert "收地" in text and "Development" in text  # the zero-width spaces are gone
+    assert not any(ch in text for ch in "\u200b\x07\x1b\f\x00")
+    for page in TEXT_PAGES:  # every line of both pages is there, the form feed a blank line
+        for line in page.splitlines():
+            assert line in text
+    assert "私人土地。\n\n\nPanel on" in text
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_binary_named_pdf_is_rejected(seed: int) -> None:
+    name, data = random_binary(seed)
+    with pytest.raises(DocumentError) as err:
+        sniff(data, name)
+    assert "binary data" in err.value.reason or "not" in err.value.reason
+
+
+def test_printable_symbols_are_not_text() -> None:
+    name, data = symbol_soup()
+    with pytest.raises(DocumentError) as err:
+        sniff(data, name)
+    assert err.value.code == "unsupported_type" and ".pdf" in err.value.reason
+    with pytest.raises(DocumentError) as err:
+        sniff(data, "quotes.txt")
+    assert err.value.code == "unsupported_encoding"
+
+
+def test_reads_as_language() -> None:
+    assert reads_as_language("立法會 Panel on Development 2024")
+    assert reads_as_language("| 年份 | 金額 |\n| --- | --- |\n| 2024 | 1,234 |")  # a table is still text
+    assert reads_as_language("   \n")  # empty: reported later as a document without text
+    assert not reads_as_language('""""""""""""""""""""""""""""""')
+    assert not reads_as_language("~^`'\"" * 40)
+
+
+def test_many_control_characters_mean_binary() -> None:
+    assert clean_text("abc\x00\x01\x02\x03def") is None
+    assert clean_text("\x00" * 100) is None  # nothing but NULs
+    assert clean_text("   \n") == "   \n"  # blank, not binary
+    title = "立法會發展事務委員會 Panel on Development and Housing"
+    assert clean_text(title.replace("委員會", "委員會\x07")) == title
+
+
+def test_a_pdf_with_junk_before_its_header_is_recovered() -> None:
+    name, data = junk_before_pdf()
+    sniffed = sniff(data, name)
+    assert (sniffed.file_type, sniffed.pdf_offset) == ("pdf", 2_000)
+    out = parse_document(data, name, "doc-junk", Settings())
+    clean = parse_document(BASE_PDF.read_bytes(), BASE_PDF.name, "doc-clean", Settings())
+    assert out.parsed.file_type == "pdf" and out.parsed.page_count == clean.parsed.page_count >= 1
+    assert [p.text for p in out.parsed.pages] == [p.text for p in clean.parsed.pages]
+    assert any("2,000 bytes of other data before the PDF" in w for w in out.parsed.warnings)
+
+
+def test_junk_without_a_pdf_ending_is_still_not_a_pdf() -> None:
+    with pytest.raises(DocumentError):
+        sniff(b"\x00" * 1100 + b"%PDF-1.7\n", "a.pdf")
