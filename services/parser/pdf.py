@@ -17,7 +17,7 @@ from shared.models import PageText
 from shared.settings import Settings
 
 from .pdf_backends import A4_AREA_PT2, NO_PAGES_REASON, PDFIUM, PYPDF, Backend, RawPage, read_pypdf
-from .textquality import count_visible_chars, garble_score, normalise_text, strip_control_chars
+from .textquality import count_visible_chars, garble_score, informative_chars, normalise_text, strip_control_chars
 
 
 @dataclass
@@ -132,9 +132,15 @@ def _read_page(raw: RawPage, primary: Backend, fallback: _Fallback | None, page_
     return read
 
 
+#: The fallback's text replaces a readable primary text only with this much more information.
+FALLBACK_GAIN = 1.2
+
+
 def _consider_fallback(read: _PageRead, alt: RawPage, alt_source: str, threshold: float) -> None:
     """Merge the fallback library's image hint into ``read``, and take its text when it is not
-    garbled and either repairs a garbled text or has more visible characters."""
+    garbled and either repairs a garbled text or reads more: over ``FALLBACK_GAIN`` times the
+    primary's ``informative_chars`` (repeated lines counted once), so a text repeated by a Form
+    XObject cycle never wins by being longer."""
     alt_text = normalise_text(alt.text)
     alt_garbled = garble_score(alt_text).garbled
     if read.has_images is None:
@@ -142,7 +148,7 @@ def _consider_fallback(read: _PageRead, alt: RawPage, alt_source: str, threshold
     elif alt.has_images:
         read.has_images = True
     better = (read.garbled and not alt_garbled) or (
-        not alt_garbled and count_visible_chars(alt_text) > count_visible_chars(read.text)
+        not alt_garbled and informative_chars(alt_text) > FALLBACK_GAIN * informative_chars(read.text)
     )
     if better:
         read.repaired = read.garbled

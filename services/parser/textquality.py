@@ -124,6 +124,26 @@ def strip_control_chars(text: str) -> str:
     return _CONTROL_RE.sub("", text)
 
 
+# Where a text splits into the runs an extractor repeats: line breaks and sentence ends.
+_SEGMENT_END_RE = re.compile(r"\n|(?<=[。！？；.!?;])\s*")
+
+
+def informative_chars(text: str) -> int:
+    """Visible characters of ``text`` with each segment (a line, or a sentence within one;
+    whitespace ignored) counted once: a segment seen before adds nothing. An extractor caught in a
+    Form XObject cycle, or drawing overprinted text, repeats the page's lines or sentences many
+    times; this is how much it really read, so comparing two extractors' texts by it penalises
+    repeated runs instead of rewarding length."""
+    seen: set[str] = set()
+    total = 0
+    for segment in _SEGMENT_END_RE.split(text):
+        key = "".join(segment.split())
+        if key and key not in seen:
+            seen.add(key)
+            total += len(key)
+    return total
+
+
 def count_control_chars(text: str) -> int:
     """Number of C0/C1 control characters in ``text`` other than TAB and LF."""
     return len(_CONTROL_RE.findall(text))

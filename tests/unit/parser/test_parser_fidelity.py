@@ -1,18 +1,22 @@
 """The parser's fidelity classes of issue 18 on generated files (``tests/fixtures/fidelity``):
 text files with control characters are read and cleaned, binary data never reaches the index
-whatever its name, and a PDF with junk before its header is recovered."""
+whatever its name, a PDF with junk before its header is recovered, and the fallback extractor
+does not win by repeating a Form XObject cycle's text."""
 from __future__ import annotations
 
 import pytest
 
 from services.parser.parse import parse_document
 from services.parser.sniff import sniff
+from services.parser.textquality import informative_chars
 from services.parser.txt import clean_text, reads_as_language
 from shared.errors import DocumentError
 from shared.settings import Settings
 from tests.fixtures.fidelity.make_fidelity import (
     BASE_PDF,
+    CYCLE_LINE,
     TEXT_PAGES,
+    form_xobject_cycle,
     junk_before_pdf,
     random_binary,
     symbol_soup,
@@ -81,3 +85,18 @@ def test_a_pdf_with_junk_before_its_header_is_recovered() -> None:
 def test_junk_without_a_pdf_ending_is_still_not_a_pdf() -> None:
     with pytest.raises(DocumentError):
         sniff(b"\x00" * 1100 + b"%PDF-1.7\n", "a.pdf")
+
+
+def test_the_fallback_extractor_does_not_win_by_repeating_a_form_xobject_cycle() -> None:
+    name, data = form_xobject_cycle()
+    out = parse_document(data, name, "doc-cycle", Settings())
+    page = out.parsed.pages[0]
+    assert page.text.count(CYCLE_LINE) == 1, page.text[:200]  # PDFium repeats it ~40 times
+    assert out.parsed.extractor == "pypdf"
+
+
+def test_informative_chars_counts_a_repeated_line_once() -> None:
+    assert informative_chars("立法會 會議\nPanel on Development\n立法會會議\n") == len("立法會會議PanelonDevelopment")
+    assert informative_chars("Drainage works.\r\n" * 40) == len("Drainageworks.")
+    assert informative_chars("Drainage works. " * 40 + "Sewage works.") == len("Drainageworks.Sewageworks.")
+    assert informative_chars("收地進度。" * 30) == len("收地進度。")
