@@ -17,7 +17,7 @@ from services.splitter.preprocess import build_body
 from services.splitter.split import split_document
 from tests.fixtures.printed_pages import squash
 
-from splitter_corpus import REPO, load_doc
+from splitter_corpus import REPO, load_doc, uncovered
 
 HEADINGS = REPO / "tests" / "fixtures" / "headings"
 TRUTHS = sorted(HEADINGS.glob("*.truth.json"))
@@ -85,9 +85,5 @@ def test_every_character_stays_in_a_chunk(truth_file: Path, ext: str, settings):
     doc = load_doc(HEADINGS / f"{stem}.{ext}")
     body = build_body(doc)
     cs = split_document(doc, "question", settings)
-    covered = [False] * len(body.text)
-    for c in cs.chunks:
-        for i in range(c.metadata["char_start"], c.metadata["char_end"]):
-            covered[i] = True
-    assert [i for i, ch in enumerate(body.text) if not ch.isspace() and not covered[i]] == []
+    assert uncovered(body.text, cs.chunks) == []
     assert ws("".join(c.text for c in cs.chunks)) == ws(body.text)
