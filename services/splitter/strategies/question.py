@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from services.splitter.brackets import count_followups, internal_ref_spans
@@ -31,6 +32,10 @@ from shared.settings import Settings
 
 log = logging.getLogger("legco.splitter.question")
 
+VerifyProgress = Callable[[int, int], None]
+"""Told ``(pairs done, pairs to verify)`` by the verification pass: once with 0 before the first
+pair is sent, then after each pair (called from the chunking thread; blocking is fine)."""
+
 FALLBACK_NOTE = "no Q&A pairs detected: fell back to token chunking"
 MIN_PAIRS = 3
 """Fewer Q&A pairs than this and the document is chunked by tokens (the seed's rule: a stray
@@ -43,6 +48,19 @@ def unwrap(text: str) -> str:
     """Join wrapped lines: no space between CJK characters, one space otherwise."""
     text = _WRAP_CJK.sub("", text.strip())
     return re.sub(r"\s+", " ", text)
+
+
+def _to_verify(items: list[Item]) -> list[tuple[int, Item, Item | None]]:
+    """The pairs the verification pass sends, as ``(index, pair, next pair or None)``: a pair
+    meeting a Step 4 trigger (``verification``) or without an answer marker, or followed by one
+    without; the next pair goes along when it follows directly (not across a style region's
+    opening)."""
+    out = []
+    for n, a in enumerate(items):
+        b = items[n + 1] if n + 1 < len(items) and items[n + 1].chunk_start == a.end else None
+        if a.verification or a.ambiguous or (b is not None and b.ambiguous):
+            out.append((n, a, b))
+    return out
 
 
 def _flat(meta: dict[str, Any]) -> dict[str, Any]:
@@ -79,9 +97,11 @@ class QuestionStrategy:
 
     name = "question"
 
-    def __init__(self, settings: Settings, llm: BoundaryChecker | None = None) -> None:
+    def __init__(self, settings: Settings, llm: BoundaryChecker | None = None,
+                 on_verify: VerifyProgress | None = None) -> None:
         self.settings = settings
         self.llm = llm
+        self.on_verify = on_verify
         self.heuristic = True
 
     # ------------------------------------------------------------------ public
@@ -106,8 +126,7 @@ class QuestionStrategy:
             moved = self._llm_check(self.llm, body, items, notes)
         else:
             moved = set()
-            due = sum(1 for it in items if it.verification or it.ambiguous)
-            if due:
+            if due := len(_to_verify(items)):
                 notes.append(f"verification skipped: no LLM configured ({due} pairs would have been checked)")
         placed: list[tuple[int, list[Chunk]]] = []  # (start offset in the body, chunks), sorted below
         for start, end in found.narrative:
@@ -127,17 +146,19 @@ class QuestionStrategy:
         follows directly: not across a style region's opening); a moved boundary is applied only
         when the reply keeps every character and the new boundary stays inside the pair's answer
         (no pair lost), else it is logged in ``notes`` and ignored. Returns the indexes (in
-        ``items``) of the pairs whose boundary moved."""
+        ``items``) of the pairs whose boundary moved. ``on_verify`` is told the pairs done of the
+        pairs to send, before the first and after each."""
         moved: set[int] = set()
         text = body.text
-        sent = shifted = 0
-        for n, a in enumerate(items):
-            b = items[n + 1] if n + 1 < len(items) and items[n + 1].chunk_start == a.end else None
-            if not (a.verification or a.ambiguous or (b is not None and b.ambiguous)):
-                continue
+        todo = _to_verify(items)
+        shifted = 0
+        if self.on_verify is not None and todo:
+            self.on_verify(0, len(todo))
+        for done, (n, a, b) in enumerate(todo, start=1):
             segs = [text[a.chunk_start:a.end]] + ([text[b.chunk_start:b.end]] if b is not None else [])
-            sent += 1
             reply = llm.check(segs)
+            if self.on_verify is not None:
+                self.on_verify(done, len(todo))
             if reply is None or b is None:
                 continue
             if not accept_reply(segs, reply):
@@ -156,7 +177,7 @@ class QuestionStrategy:
                 shifted += 1
                 notes.append(f"LLM moved boundary between {a.qid} and {b.qid}")
         invalid = getattr(llm, "invalid", 0)
-        notes.append(f"verification: {sent} pairs sent, {shifted} boundaries moved"
+        notes.append(f"verification: {len(todo)} pairs sent, {shifted} boundaries moved"
                      + (f", {invalid} invalid replies ignored" if invalid else ""))
         return moved
 
