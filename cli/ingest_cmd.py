@@ -44,7 +44,7 @@ class Bars:
 
     def update(self, doc: DocProgress) -> None:
         """Redraw the bar of ``doc`` (created on first call)."""
-        label = escape(f"{doc.filename} · {doc.stage}")
+        label = escape(f"{doc.filename} · {doc.stage_label}")
         total = doc.pages_total or None
         done = doc.pages_done
         if doc.status == "indexed":

@@ -50,11 +50,23 @@ class DocProgress:
     pages_done: int = 0
     pages_total: int = 0
     unit: str = "pages"
+    step: str | None = None
+    step_done: int = 0
+    step_total: int = 0
     error: str | None = None
     chunk_count: int | None = None
     warnings: list[str] = field(default_factory=list)
     events: list[Received] = field(default_factory=list)
     updated_at: datetime | None = None
+
+    @property
+    def stage_label(self) -> str:
+        """The stage and the step under way with its counts: ``splitting · verifying 3/7``
+        (the splitter's LLM verification pass, in Q&A pairs), else the stage alone."""
+        if not self.step:
+            return self.stage
+        counts = f" {self.step_done}/{self.step_total}" if self.step_total else ""
+        return f"{self.stage} · {self.step}{counts}"
 
     @property
     def done(self) -> bool:
@@ -74,6 +86,9 @@ class DocProgress:
         self.pages_done = record.get("pages_done") or 0
         self.pages_total = record.get("pages_total") or 0
         self.unit = record.get("unit") or self.unit
+        self.step = record.get("step")
+        self.step_done = record.get("step_done") or 0
+        self.step_total = record.get("step_total") or 0
         self.error = record.get("error")
         if self.status == "indexed":
             self.chunk_count = record.get("chunk_count")
@@ -90,7 +105,8 @@ class DocProgress:
         return True
 
     def _view(self) -> tuple[Any, ...]:
-        return (self.stage, self.status, self.pages_done, self.pages_total, self.unit, self.error,
+        return (self.stage, self.status, self.pages_done, self.pages_total, self.unit, self.step, self.step_done,
+                self.step_total, self.error,
                 self.chunk_count, tuple(self.warnings))
 
 

@@ -156,6 +156,9 @@ class DocumentRecord(ApiResponse):
     step. ``strategy_used`` is the strategy that produced the chunks (``token`` when a question-
     strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``;
     ``waiting_for`` names the dependency (MinIO, Chroma …) the current stage waits for while it is down.
+    ``step`` names the part of the current stage under way, ``step_done`` of ``step_total`` its
+    own counts (``verifying``: the splitter's LLM verification pass, in Q&A pairs); ``null`` when
+    the stage reported none.
 
     ``department`` owns the document; ``visibility`` ``department`` = only that department's keys
     (and admins) see it, ``shared`` = the shared library, readable and queryable by every
@@ -194,6 +197,9 @@ class DocumentRecord(ApiResponse):
     sha256: str = ""
     error: str | None = None
     waiting_for: str | None = None
+    step: str | None = None
+    step_done: int = 0
+    step_total: int = 0
     warnings: list[str] = Field(default_factory=list)
     queue_position: int | None = None
     eta_s: float | None = None

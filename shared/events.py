@@ -190,7 +190,12 @@ class DocumentDeleted(EventBase):
 class ProgressEvent(EventBase):
     """Progress of one document through one stage; the gateway folds these into its registry
     and streams them to clients over SSE. ``pages_done``/``pages_total`` count the stage's
-    units (pages while parsing, chunks while embedding; see ``unit``)."""
+    units (pages while parsing, chunks while embedding; see ``unit``).
+
+    ``step`` names a part of the stage under way, with its own counts ``step_done`` of
+    ``step_total``: ``verifying`` = the splitter's LLM verification pass, counted in Q&A pairs
+    (``splitting``, "verifying Q&A pairs: 3 of 7"); ``None`` (events written before it existed
+    too): no named part, and the step of an earlier event is over."""
 
     filename: str = ""
     stage: Stage
@@ -206,6 +211,9 @@ class ProgressEvent(EventBase):
     waiting_for: str | None = None
     warnings: list[str] = Field(default_factory=list)
     scanned_pages: list[int] = Field(default_factory=list)
+    step: str | None = None
+    step_done: int = 0
+    step_total: int = 0
 
 
 class DeadLetter(EventBase):

@@ -868,6 +868,9 @@ export interface components {
          *     step. ``strategy_used`` is the strategy that produced the chunks (``token`` when a question-
          *     strategy paper has no Q&A items). ``error`` is a readable reason when ``status`` is ``failed``;
          *     ``waiting_for`` names the dependency (MinIO, Chroma …) the current stage waits for while it is down.
+         *     ``step`` names the part of the current stage under way, ``step_done`` of ``step_total`` its
+         *     own counts (``verifying``: the splitter's LLM verification pass, in Q&A pairs); ``null`` when
+         *     the stage reported none.
          *
          *     ``department`` owns the document; ``visibility`` ``department`` = only that department's keys
          *     (and admins) see it, ``shared`` = the shared library, readable and queryable by every
@@ -965,6 +968,18 @@ export interface components {
             error: string | null;
             /** Waiting For */
             waiting_for: string | null;
+            /** Step */
+            step: string | null;
+            /**
+             * Step Done
+             * @default 0
+             */
+            step_done: number;
+            /**
+             * Step Total
+             * @default 0
+             */
+            step_total: number;
             /** Warnings */
             warnings: string[];
             /** Queue Position */

@@ -43,7 +43,8 @@ def moves_forward(record: DocumentRecord, event: ProgressEvent) -> bool:
 def apply_progress(record: DocumentRecord, event: ProgressEvent) -> DocumentRecord:
     """Fold one progress event into a record (pure); the record unchanged when the event would
     move it backwards (:func:`moves_forward`). Counts only move when the event carries them; an
-    event that only says the stage is waiting for a dependency keeps them."""
+    event that only says the stage is waiting for a dependency keeps them (and the step under
+    way); any other event sets the step, or clears it when it names none."""
     if not moves_forward(record, event):
         return record
     r = record.model_copy(deep=True)
@@ -51,6 +52,7 @@ def apply_progress(record: DocumentRecord, event: ProgressEvent) -> DocumentReco
     r.waiting_for = event.waiting_for
     if event.waiting_for is None:
         r.pages_done, r.pages_total, r.unit = event.pages_done, event.pages_total, event.unit
+        r.step, r.step_done, r.step_total = event.step, event.step_done, event.step_total
     if event.page_count is not None:
         r.page_count = event.page_count
     if event.chunk_count is not None and event.status == "indexed":
@@ -257,7 +259,8 @@ class Registry:
             if rec is None:
                 return None
             new = rec.model_copy(update={"status": "queued", "stage": "uploaded", "error": None, "waiting_for": None,
-                                         "pages_done": 0, "pages_total": 0, "chunk_count": 0})
+                                         "pages_done": 0, "pages_total": 0, "chunk_count": 0, "step": None,
+                                         "step_done": 0, "step_total": 0})
             await self.put(new)
             return new
 

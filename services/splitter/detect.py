@@ -87,6 +87,19 @@ def _is_heading_like(s: str) -> bool:
                 or (mk.NUMBERED_TOPIC.match(s) and not _ends_sentence(s) and len(s) <= 60))
 
 
+def is_section_heading(lines: list[Line], i: int) -> bool:
+    """Line ``i`` opens a topic section: a Q&A region header (``備用問答``, ``ORAL ANSWERS TO
+    QUESTIONS``) or a topic line (``_is_topic``: numbered, lettered, an appendix's title, or a short
+    unnumbered heading where a sentence ended before it)."""
+    s = lines[i].s
+    return bool(s) and (mk.QA_REGION_HEADER.match(s) is not None or _is_topic(lines, i))
+
+
+def previous_text_line(lines: list[Line], i: int) -> int | None:
+    """Index of the last non-blank line before line ``i`` (``None`` at the top of the body)."""
+    return next((j for j in range(i - 1, -1, -1) if lines[j].s), None)
+
+
 def heading_block(lines: list[Line], marker_line: int, floor_line: int) -> tuple[int, str | None, bool]:
     """Heading lines directly above ``marker_line`` (not above ``floor_line``).
 

@@ -3,7 +3,9 @@
 chosen at upload (``split_document``: token or question, which injects the markdown tables),
 mark where each chunk is printed (``highlight.add_highlights``, from the parser's text-position
 layers of a PDF) and store the chunks as one ``ChunkSet``. Clients and the progress callback are handed in
-(see ``services/splitter/main.py``), so tests call this with real or fake ones.
+(see ``services/splitter/main.py``), so tests call this with real or fake ones. While the LLM
+verification pass runs, the ``splitting`` progress names it: ``step="verifying"``, ``step_done``
+of ``step_total`` Q&A pairs.
 """
 from __future__ import annotations
 
@@ -31,7 +33,24 @@ if TYPE_CHECKING:
 log = logging.getLogger("legco.splitter")
 
 Report = Callable[..., Awaitable[None]]
-"""``report()``: publishes a ``splitting`` progress event."""
+"""``report(**fields)``: publishes a ``splitting`` progress event (``fields``: further
+``ProgressEvent`` fields, e.g. ``step``)."""
+
+VERIFYING = "verifying"
+"""The ``step`` of a ``splitting`` progress event while the LLM verification pass runs."""
+
+
+def verify_reporter(report: Report, loop: asyncio.AbstractEventLoop) -> Callable[[int, int], None]:
+    """A ``split_document`` ``on_verify`` callback for the chunking thread: publishes ``splitting``
+    progress with ``step="verifying"``, ``step_done``/``step_total`` (Q&A pairs) on ``loop`` and
+    waits until it is published, so the events go out in order. Raises what ``report`` raises
+    (as the stage's first progress event would: the consumer contract retries the document)."""
+    def on_verify(done: int, total: int) -> None:
+        async def send() -> None:
+            await report(step=VERIFYING, step_done=done, step_total=total)
+
+        asyncio.run_coroutine_threadsafe(send(), loop).result()
+    return on_verify
 
 
 def boundary_checker(settings: Settings, store: ObjectStore | None = None) -> BoundaryChecker | None:
@@ -78,7 +97,8 @@ async def split_and_store(event: DocumentTablesDone, store: ObjectStore, setting
     await report()
     parsed = ParsedDocument.model_validate(await asyncio.to_thread(store.get_json, event.pages_key))
     chunk_set = await asyncio.to_thread(split_document, parsed, event.strategy, settings,
-                                        boundary_checker(settings, store))
+                                        boundary_checker(settings, store),
+                                        verify_reporter(report, asyncio.get_running_loop()))
     if not chunk_set.chunks:
         raise DocumentError("No text to index was found in the document.", "empty")
     layers = await asyncio.to_thread(read_layers, store, event.boxes_prefix, parsed.page_count)

@@ -29,13 +29,16 @@ QA_REGION_HEADER = re.compile(
 LETTER_TOPIC = re.compile(r"^[(（](?:[A-Z]|[IVX]{1,5})[)）]\s*\S.{0,70}$")
 OTHERS_TOPIC = re.compile(r"^.{0,20}[(（]\s*Others\s*[)）]$|^其他$", re.IGNORECASE)
 # A numbered topic heading, in every numbering LegCo papers use: ``A.``, ``IV.``, ``1.`` / ``2.1``,
-# ``一、`` / ``（一）`` / ``甲、``, ``第一部分：``, ``Part 1`` / ``Section 2`` / ``Chapter III``. Only a
-# short line that ends no sentence, above a question, is taken as one (``detect._is_topic``).
+# ``一、`` / ``（一）`` / ``甲、``, ``第一部分：``, ``Part 1`` / ``Section 2`` / ``Chapter III``, and an
+# appendix's title (``附件：…`` / ``附件一 …`` / ``Annex A: …`` / ``Appendix II …``). Only a short line
+# that ends no sentence, above a question, is taken as one (``detect._is_topic``).
 NUMBERED_TOPIC = re.compile(
     r"^(?:[A-Z][.．]\s*|[IVX]{1,5}[.．]\s*|\d{1,2}(?:\.\d{1,2})*(?:[.．、]\s*|\s+)"
     r"|[一二三四五六七八九十]{1,3}[、.．]\s*|[(（][一二三四五六七八九十]{1,3}[)）]\s*|[甲乙丙丁戊己庚辛壬癸][、.．]\s*"
     r"|第[一二三四五六七八九十\d]{1,3}(?:部分|部|章|節)[：:]?\s*"
-    r"|(?:Part|Section|Chapter)\s+(?:\d{1,2}|[IVX]{1,5}|[A-Z])\b[.:：–—-]?\s*)\S.{0,60}$")
+    r"|(?:Part|Section|Chapter)\s+(?:\d{1,2}|[IVX]{1,5}|[A-Z])\b[.:：–—-]?\s*"
+    r"|(?:附件|附錄)[一二三四五六七八九十\d]{0,3}\s*[：:]?\s*"
+    r"|(?:Annex|Appendix)\b(?:\s+(?:\d{1,2}|[IVX]{1,5}|[A-Z])\b)?\s*[.:：–—-]?\s*)\S.{0,60}$")
 # An unnumbered English heading line: a capital, then up to 12 words of letters (no sentence end;
 # Hansard question titles run to 9: "Land resumption in Hung Shui Kiu New Development Area").
 # (the Latin ligatures ﬁ/ﬂ of PDF text layers count as letters)

@@ -7,15 +7,24 @@
   the question ends at the first line ending in ？/?, the answer runs to the next item.
 
 Question markers are kept only while their numbers increase (a stray "Q3" inside an
-answer is ignored).  Without any A-marker pair, at least two questions are required.
+answer is ignored), except that a topic section may start again at ``Q1`` (a ``Q1`` line right
+under a section heading: a paper whose part 2 numbers its questions afresh).  Without any
+A-marker pair, at least two questions are required.
 """
 from __future__ import annotations
 
 import re
 
 from services.splitter import markers as mk
-from services.splitter.detect import Item, Line, question_end_by_mark
+from services.splitter.detect import Item, Line, is_section_heading, previous_text_line, question_end_by_mark
 from services.splitter.qa_chinese import _lstrip_offset
+
+
+def _opens_section(lines: list[Line], i: int) -> bool:
+    """The line above line ``i`` is a section heading (so a question numbered ``1`` there starts
+    a new numbering)."""
+    prev = previous_text_line(lines, i)
+    return prev is not None and is_section_heading(lines, prev)
 
 
 def find_english_items(text: str, lines: list[Line]) -> list[Item]:
@@ -27,7 +36,7 @@ def find_english_items(text: str, lines: list[Line]) -> list[Item]:
         if not m:
             continue
         num = int(m.group(1))
-        if num <= last:
+        if num <= last and not (num == 1 and _opens_section(lines, ln.index)):
             continue
         q_lines.append((ln, m, num))
         last = num

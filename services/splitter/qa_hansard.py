@@ -9,9 +9,10 @@ one unit. The item's id is the question's number, its topic the title line above
 (``detect.heading_block``), ``speaker`` the asking Member and ``answered_by`` the officials who
 replied; ``speakers`` names every turn's speaker in order of first appearance.
 
-Used only when a document has no 問/答 or ``Q1.`` markers, and either carries a Hansard section
-header (``議員質詢的口頭答覆`` / ``…書面答覆`` / ``ORAL ANSWERS TO QUESTIONS`` / ``WRITTEN
-ANSWERS``) or holds at least two numbered Members' questions answered by an official.
+Used in a document, or in the topic sections of one (``style_sections``), without 問/答 or
+``Q1.`` markers, that either carries a Hansard section header (``議員質詢的口頭答覆`` /
+``…書面答覆`` / ``ORAL ANSWERS TO QUESTIONS`` / ``WRITTEN ANSWERS``) or holds at least two
+numbered Members' questions answered by an official.
 """
 from __future__ import annotations
 
@@ -38,16 +39,22 @@ def _is_member(label: str) -> bool:
     return bool(re.fullmatch(_MEMBER, label))
 
 
-def find_hansard_items(text: str, lines: list[Line]) -> list[Item]:
-    """Members' questions as items, in document order (``end``/``chunk_start`` set by the caller)."""
-    starts = [(ln, m) for ln in lines if (m := QUESTION.match(ln.s))]
+def find_hansard_items(text: str, lines: list[Line], span: range | None = None) -> list[Item]:
+    """Members' questions as items, in document order (``end``/``chunk_start`` set by the caller).
+
+    ``span``: the line indexes to look in (a topic section of a document that mixes styles;
+    default every line). Returns ``[]`` unless the span holds a Hansard section header and an
+    answered question, or two answered questions."""
+    span = span if span is not None else range(len(lines))
+    region = lines[span.start:span.stop]
+    starts = [(ln, m) for ln in region if (m := QUESTION.match(ln.s))]
     if not starts:
         return []
-    has_header = any(HEADER.match(ln.s) for ln in lines)
+    has_header = any(HEADER.match(ln.s) for ln in region)
     items: list[Item] = []
     answered = 0
     for n, (ln, m) in enumerate(starts):
-        nxt = starts[n + 1][0].index if n + 1 < len(starts) else len(lines)
+        nxt = starts[n + 1][0].index if n + 1 < len(starts) else span.stop
         turns = [(lines[k], t) for k in range(ln.index + 1, nxt) if (t := TURN.match(lines[k].s))]
         base = _lstrip_offset(text, ln)
         q_start = base + m.end()

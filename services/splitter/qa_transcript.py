@@ -7,8 +7,9 @@ chunk reads as the exchange it was). The item's id is its sequence number (``1``
 ``speaker`` is the reporter's label and ``answered_by`` the officials who spoke. Opening remarks
 before the first reporter turn stay narrative (``section`` chunks).
 
-Used only when a document has no 問/答 or ``Q1.`` markers, and at least two reporter turns of
-which at least one is answered by an official (one stray "Reporter:" line is not a transcript).
+Used in a document, or in the topic sections of one (``style_sections``), without 問/答 or ``Q1.``
+markers, with at least two reporter turns of which at least one is answered by an official (one
+stray "Reporter:" line is not a transcript).
 """
 from __future__ import annotations
 
@@ -33,10 +34,15 @@ def _label(s: str) -> str:
     return s.lstrip(_ZW)
 
 
-def find_transcript_items(text: str, lines: list[Line]) -> list[Item]:
-    """Reporter turns as items, in document order (``end``/``chunk_start`` set by the caller)."""
+def find_transcript_items(text: str, lines: list[Line], span: range | None = None) -> list[Item]:
+    """Reporter turns as items, in document order (``end``/``chunk_start`` set by the caller).
+
+    ``span``: the line indexes to look in (a topic section of a document that mixes styles;
+    default every line). Returns ``[]`` unless the span holds at least two reporter turns, one of
+    them answered."""
+    span = span if span is not None else range(len(lines))
     turns: list[tuple[Line, str, int, bool]] = []  # (line, label, label end, is the reporter)
-    for ln in lines:
+    for ln in lines[span.start:span.stop]:
         s = _label(ln.s)
         if m := REPORTER.match(s):
             turns.append((ln, m.group(1), m.end() + len(ln.s) - len(s), True))

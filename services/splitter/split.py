@@ -11,10 +11,13 @@ from shared.settings import Settings
 
 if TYPE_CHECKING:
     from services.splitter.llm_check import BoundaryChecker
+    from services.splitter.strategies.question import VerifyProgress
 
 
-def get_strategy(strategy: str, settings: Settings, llm: BoundaryChecker | None = None) -> ChunkingStrategy:
-    """The strategy object for ``strategy`` (``"token"`` or ``"question"``).
+def get_strategy(strategy: str, settings: Settings, llm: BoundaryChecker | None = None,
+                 on_verify: VerifyProgress | None = None) -> ChunkingStrategy:
+    """The strategy object for ``strategy`` (``"token"`` or ``"question"``; ``llm`` and
+    ``on_verify``: the question strategy's verification pass and its progress callback).
 
     Raises:
         ValueError: unknown strategy name.
@@ -24,7 +27,7 @@ def get_strategy(strategy: str, settings: Settings, llm: BoundaryChecker | None 
     if strategy == "question":
         from services.splitter.strategies.question import QuestionStrategy
 
-        return QuestionStrategy(settings, llm=llm)
+        return QuestionStrategy(settings, llm=llm, on_verify=on_verify)
     raise ValueError(f"unknown chunking strategy {strategy!r}; expected one of {STRATEGIES}")
 
 
@@ -51,7 +54,8 @@ def _page_flags(chunks: list[Chunk], doc: ParsedDocument) -> None:
 
 
 def split_document(
-    doc: ParsedDocument, strategy: str, settings: Settings, llm: BoundaryChecker | None = None
+    doc: ParsedDocument, strategy: str, settings: Settings, llm: BoundaryChecker | None = None,
+    on_verify: VerifyProgress | None = None,
 ) -> ChunkSet:
     """Chunk a parsed document with the named strategy.
 
@@ -63,6 +67,8 @@ def split_document(
         settings: chunk sizes in tokens (cl100k_base), Q&A options.
         llm: optional boundary checker for ambiguous Q&A boundaries; ``None`` keeps the
             deterministic result.
+        on_verify: told ``(pairs done, pairs to verify)`` while the LLM verification pass runs
+            (0 first, then after each pair); not called without ``llm`` or without pairs to send.
 
     Tables found by the table stage (``PageText.tables``, ``TableSpan`` entries) are first
     put into the page texts as markdown (:func:`services.splitter.inject.inject_tables`).
@@ -75,7 +81,7 @@ def split_document(
     Raises:
         ValueError: unknown strategy name.
     """
-    impl = get_strategy(strategy, settings, llm)
+    impl = get_strategy(strategy, settings, llm, on_verify)
     result = impl.chunk(inject_tables(doc))
     chunks = [c.model_copy(update={"chunk_index": i}) for i, c in enumerate(result.chunks)]
     _page_flags(chunks, doc)

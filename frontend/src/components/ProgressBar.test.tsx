@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { screen } from '@testing-library/react';
 import { ProgressBar, aboutDuration, ordinal, progressLabel } from './ProgressBar';
+import { i18n } from '../i18n';
 import { makeDocument, renderWithProviders } from '../test/utils';
 
 const queued = { status: 'queued' as const, stage: 'uploaded', pages_done: 0, pages_total: 0 };
@@ -39,6 +40,18 @@ describe('ProgressBar', () => {
     expect(progressLabel(makeDocument({ status: 'processing', stage: 'embedding', pages_done: 3, pages_total: 12,
       unit: 'chunks', queue_position: null, eta_s: 4000 }))).toBe('Embedding · 3 / 12 chunks · about 1 h 7 min left');
     expect(progressLabel(makeDocument({ ...queued, queue_position: 12, eta_s: null }))).toBe('Queued · 12th in line');
+  });
+
+  it('shows the verification step of the splitting stage with the pairs done, and drops it when it ends', () => {
+    const verifying = makeDocument({ status: 'processing', stage: 'splitting', pages_done: 0, pages_total: 0,
+      step: 'verifying', step_done: 3, step_total: 7 });
+    renderWithProviders(<ProgressBar doc={verifying} />);
+    expect(screen.getByTestId('progress-stage')).toHaveTextContent(/^Splitting · verifying Q&A pairs: 3 of 7$/);
+    expect(screen.getByRole('progressbar')).toHaveAccessibleName(/verifying Q&A pairs: 3 of 7/);
+    expect(progressLabel({ ...verifying, step: null, step_done: 0, step_total: 0 })).toBe('Splitting');
+    expect(progressLabel({ ...verifying, step: 'reranking', step_done: 1, step_total: 2 })).toBe(
+      'Splitting · reranking: 1 of 2');
+    expect(progressLabel(verifying, i18n.getFixedT('zh-HK'))).toBe('分塊中 · 核對問答 3 / 7 組');
   });
 
   it('writes ordinals and durations as people say them', () => {

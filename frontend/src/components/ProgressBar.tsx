@@ -6,7 +6,7 @@ import type { DocumentInfo } from '../types';
 import { formatNumber, localeOf, stageLabel, stageObject } from '../lib/format';
 
 type ProgressFields = Pick<DocumentInfo, 'filename' | 'status' | 'stage' | 'pages_done' | 'pages_total' | 'unit'> &
-  Partial<Pick<DocumentInfo, 'waiting_for' | 'queue_position' | 'eta_s'>>;
+  Partial<Pick<DocumentInfo, 'waiting_for' | 'queue_position' | 'eta_s' | 'step' | 'step_done' | 'step_total'>>;
 
 /** Rough position of each pipeline stage, used when there is no page count yet. */
 const STAGE_FALLBACK: Record<string, number> = {
@@ -57,10 +57,6 @@ export function aboutDuration(seconds: number, t: TFunction = appT()): string {
   return rest ? t('progress.aboutHoursMinutes', { hours, minutes: rest }) : t('progress.aboutHours', { hours });
 }
 
-/**
- * The progress line: stage (or "Queued …" while in line), counts, place in line and estimate,
- * e.g. "Queued · 3rd in line · about 2 min" or "Embedding · 8 / 18 chunks · about 1 min left".
- */
 /** What a stage counts ("pages", "chunks"); another unit as the server names it. */
 function unitLabel(unit: string | null | undefined, t: TFunction): string {
   if (!unit || unit === 'pages') return t('progress.unit.pages');
@@ -68,6 +64,22 @@ function unitLabel(unit: string | null | undefined, t: TFunction): string {
   return unit;
 }
 
+/**
+ * The part of the stage under way with its counts, e.g. "verifying Q&A pairs: 3 of 7" (the
+ * splitter's LLM verification pass); a step this app has no words for by the server's name.
+ */
+function stepLabel(doc: ProgressFields, t: TFunction): string | null {
+  if (!doc.step) return null;
+  const counts = { done: formatNumber(doc.step_done ?? 0, t), total: formatNumber(doc.step_total ?? 0, t) };
+  if (doc.step === 'verifying') return t('progress.step.verifying', counts);
+  return (doc.step_total ?? 0) > 0 ? t('progress.step.other', { step: doc.step, ...counts }) : doc.step;
+}
+
+/**
+ * The progress line: stage (or "Queued …" while in line), the step under way, counts, place in
+ * line and estimate, e.g. "Queued · 3rd in line · about 2 min", "Embedding · 8 / 18 chunks · about
+ * 1 min left" or "Splitting · verifying Q&A pairs: 3 of 7".
+ */
 export function progressLabel(doc: ProgressFields, t: TFunction = appT()): string {
   const stage = stageLabel(doc.status === 'queued' && !doc.stage ? 'queued' : doc.stage, t);
   const inLine = doc.queue_position != null && doc.queue_position > 0;
@@ -82,6 +94,8 @@ export function progressLabel(doc: ProgressFields, t: TFunction = appT()): strin
     );
   } else {
     parts.push(stage);
+    const step = stepLabel(doc, t);
+    if (step) parts.push(step);
     if (doc.pages_total > 0) {
       parts.push(
         t('progress.count', {

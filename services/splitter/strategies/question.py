@@ -1,16 +1,18 @@
 """Question strategy ("Chunked by question": one chunk per question–answer pair).
 
 Pipeline: :func:`preprocess.build_body` (clean text + char→page map) →
-:func:`items.find_items` (regex/line rules per style) → optional LLM boundary check of
-ambiguous items (:mod:`llm_check`) → one chunk per Q&A item (split into parts by
-:mod:`sizing` when longer than ``settings.qa_max_chunk_tokens``) plus ``section`` chunks
-for the narrative before the first item (:mod:`sections`).  A document without Q&A falls
+:func:`items.find_items` (regex/line rules per style, per topic section where a document mixes
+styles) → optional LLM verification of boundaries (:mod:`llm_check`) → one chunk per Q&A item
+(split into parts by :mod:`sizing` when longer than ``settings.qa_max_chunk_tokens``) plus
+``section`` chunks for the narrative in no item — before the first item and at the opening of
+each later style region (:mod:`sections`).  A document without Q&A falls
 back to the token strategy (``strategy_used="token"``, note + ``qa_fallback`` metadata).
 """
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from services.splitter.brackets import count_followups, internal_ref_spans
@@ -30,6 +32,10 @@ from shared.settings import Settings
 
 log = logging.getLogger("legco.splitter.question")
 
+VerifyProgress = Callable[[int, int], None]
+"""Told ``(pairs done, pairs to verify)`` by the verification pass: once with 0 before the first
+pair is sent, then after each pair (called from the chunking thread; blocking is fine)."""
+
 FALLBACK_NOTE = "no Q&A pairs detected: fell back to token chunking"
 MIN_PAIRS = 3
 """Fewer Q&A pairs than this and the document is chunked by tokens (the seed's rule: a stray
@@ -42,6 +48,19 @@ def unwrap(text: str) -> str:
     """Join wrapped lines: no space between CJK characters, one space otherwise."""
     text = _WRAP_CJK.sub("", text.strip())
     return re.sub(r"\s+", " ", text)
+
+
+def _to_verify(items: list[Item]) -> list[tuple[int, Item, Item | None]]:
+    """The pairs the verification pass sends, as ``(index, pair, next pair or None)``: a pair
+    meeting a Step 4 trigger (``verification``) or without an answer marker, or followed by one
+    without; the next pair goes along when it follows directly (not across a style region's
+    opening)."""
+    out = []
+    for n, a in enumerate(items):
+        b = items[n + 1] if n + 1 < len(items) and items[n + 1].chunk_start == a.end else None
+        if a.verification or a.ambiguous or (b is not None and b.ambiguous):
+            out.append((n, a, b))
+    return out
 
 
 def _flat(meta: dict[str, Any]) -> dict[str, Any]:
@@ -78,9 +97,11 @@ class QuestionStrategy:
 
     name = "question"
 
-    def __init__(self, settings: Settings, llm: BoundaryChecker | None = None) -> None:
+    def __init__(self, settings: Settings, llm: BoundaryChecker | None = None,
+                 on_verify: VerifyProgress | None = None) -> None:
         self.settings = settings
         self.llm = llm
+        self.on_verify = on_verify
         self.heuristic = True
 
     # ------------------------------------------------------------------ public
@@ -88,7 +109,8 @@ class QuestionStrategy:
         """Chunk ``doc`` by question; never raises for documents without Q&A."""
         self.heuristic = not doc.tables_extracted
         body = build_body(doc)
-        items, style = find_items(body)
+        found = find_items(body)
+        items, style = found.items, found.style
         if len(items) < MIN_PAIRS:  # the seed: fewer than 3 pairs is not a Q&A document
             res = TokenStrategy(self.settings).chunk(doc)
             for c in res.chunks:
@@ -104,34 +126,39 @@ class QuestionStrategy:
             moved = self._llm_check(self.llm, body, items, notes)
         else:
             moved = set()
-            due = sum(1 for it in items if it.verification or it.ambiguous)
-            if due:
+            if due := len(_to_verify(items)):
                 notes.append(f"verification skipped: no LLM configured ({due} pairs would have been checked)")
-        chunks: list[Chunk] = []
-        for sec in find_sections(body.text, 0, items[0].chunk_start, self.settings.chunk_size_tokens):
-            chunks.append(self._section_chunk(body, sec.start, sec.end, sec.title))
+        placed: list[tuple[int, list[Chunk]]] = []  # (start offset in the body, chunks), sorted below
+        for start, end in found.narrative:
+            for sec in find_sections(body.text, start, end, self.settings.chunk_size_tokens):
+                placed.append((sec.start, [self._section_chunk(body, sec.start, sec.end, sec.title)]))
         for idx, it in enumerate(items):
-            chunks.extend(self._qa_chunks(body, it, idx, style, it.qid in moved))
+            placed.append((it.chunk_start, self._qa_chunks(body, it, idx, style, idx in moved)))
+        chunks = [c for _, group in sorted(placed, key=lambda p: p[0]) for c in group]
         for i, c in enumerate(chunks):
             c.chunk_index = i
         return StrategyResult(chunks, "question", notes)
 
     # ------------------------------------------------------------------ helpers
-    def _llm_check(self, llm: BoundaryChecker, body: Body, items: list[Item], notes: list[str]) -> set[str]:
+    def _llm_check(self, llm: BoundaryChecker, body: Body, items: list[Item], notes: list[str]) -> set[int]:
         """The verification pass: each pair meeting a Step 4 trigger (``verification``) or next to
-        a pair without an answer marker is sent with the text after it; a moved boundary is
-        applied only when the reply keeps every character and the new boundary stays inside the
-        pair's answer (no pair lost), else it is logged in ``notes`` and ignored."""
-        moved: set[str] = set()
+        a pair without an answer marker is sent with the text after it (the next pair, when it
+        follows directly: not across a style region's opening); a moved boundary is applied only
+        when the reply keeps every character and the new boundary stays inside the pair's answer
+        (no pair lost), else it is logged in ``notes`` and ignored. Returns the indexes (in
+        ``items``) of the pairs whose boundary moved. ``on_verify`` is told the pairs done of the
+        pairs to send, before the first and after each."""
+        moved: set[int] = set()
         text = body.text
-        sent = 0
-        for n, a in enumerate(items):
-            b = items[n + 1] if n + 1 < len(items) else None
-            if not (a.verification or a.ambiguous or (b is not None and b.ambiguous)):
-                continue
+        todo = _to_verify(items)
+        shifted = 0
+        if self.on_verify is not None and todo:
+            self.on_verify(0, len(todo))
+        for done, (n, a, b) in enumerate(todo, start=1):
             segs = [text[a.chunk_start:a.end]] + ([text[b.chunk_start:b.end]] if b is not None else [])
-            sent += 1
             reply = llm.check(segs)
+            if self.on_verify is not None:
+                self.on_verify(done, len(todo))
             if reply is None or b is None:
                 continue
             if not accept_reply(segs, reply):
@@ -146,10 +173,11 @@ class QuestionStrategy:
             if new_b != a.end:
                 a.end = new_b
                 b.chunk_start = new_b
-                moved.update({a.qid, b.qid})
+                moved.update({n, n + 1})
+                shifted += 1
                 notes.append(f"LLM moved boundary between {a.qid} and {b.qid}")
         invalid = getattr(llm, "invalid", 0)
-        notes.append(f"verification: {sent} pairs sent, {len(moved) // 2} boundaries moved"
+        notes.append(f"verification: {len(todo)} pairs sent, {shifted} boundaries moved"
                      + (f", {invalid} invalid replies ignored" if invalid else ""))
         return moved
 

@@ -139,6 +139,16 @@ def test_doc_progress_keeps_the_newest_record_and_stays_terminal():
     assert d.status == "indexed"
 
 
+def test_doc_progress_names_the_step_under_way():
+    from cli.tracking import DocProgress
+
+    d = DocProgress("d1", "doc.pdf")
+    assert d.take(record("d1", "splitting", "processing", 5, step="verifying", step_done=3, step_total=7))
+    assert d.stage_label == "splitting · verifying 3/7"
+    assert d.take(record("d1", "splitting", "processing", 6, pages_done=4, pages_total=4))  # the pass is over
+    assert d.stage_label == "splitting" and d.step is None
+
+
 def test_ingest_without_wait_prints_queued(fake, tmp_path, capsys):
     (tmp_path / "doc.pdf").write_bytes(b"%PDF-1.4 test")
     gw = fake(FakeGateway("", {}, ["d9"]))

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from services.parser.parse import parse_document
-from shared.models import PageText, ParsedDocument
+from shared.models import Chunk, PageText, ParsedDocument
 from shared.settings import Settings
 
 REPO = Path(__file__).resolve().parents[3]
@@ -61,3 +61,14 @@ def load_doc(path: Path) -> ParsedDocument:
 def load_truth(stem: str) -> dict:
     """The ground-truth JSON of a fixture (``fixtures/<stem>.truth.json``)."""
     return json.loads((FIXTURES / f"{stem}.truth.json").read_text(encoding="utf-8"))
+
+
+def uncovered(body_text: str, chunks: list[Chunk]) -> list[int]:
+    """Offsets of the non-space characters of ``body_text`` (the cleaned body,
+    ``preprocess.build_body``) that lie in no chunk's ``[char_start, char_end)`` span: ``[]``
+    when every character of the body is in some chunk (the coverage invariant)."""
+    covered = [False] * len(body_text)
+    for c in chunks:
+        for i in range(c.metadata["char_start"], c.metadata["char_end"]):
+            covered[i] = True
+    return [i for i, ch in enumerate(body_text) if not ch.isspace() and not covered[i]]

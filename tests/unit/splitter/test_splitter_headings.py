@@ -2,7 +2,8 @@
 ``tests/fixtures/headings`` (``make_headings.py``; PDF printed by Chromium, DOCX, TXT): letters
 ``(A)`` / ``A.``, ``一、`` / ``（一）`` / ``甲、``, Roman ``I.``, ``第一部分`` / ``Part 1`` /
 ``Section 2``, numbered ``1.`` / ``2.1`` and unnumbered heading lines, under ``問/答``, Q-only and
-``Q./A.`` pairs. Every pair is found with its own topic line, as printed."""
+``Q./A.`` pairs. Every pair is found with its own topic line, as printed, on the page its question
+is printed on (PDF), with exactly the paragraphs of its heading lines, question and answer."""
 from __future__ import annotations
 
 import json
@@ -14,8 +15,9 @@ import pytest
 
 from services.splitter.preprocess import build_body
 from services.splitter.split import split_document
+from tests.fixtures.printed_pages import squash
 
-from splitter_corpus import REPO, load_doc
+from splitter_corpus import REPO, load_doc, uncovered
 
 HEADINGS = REPO / "tests" / "fixtures" / "headings"
 TRUTHS = sorted(HEADINGS.glob("*.truth.json"))
@@ -53,6 +55,28 @@ def test_pairs_keep_their_topic_line(truth_file: Path, ext: str, settings):
 
 
 @pytest.mark.parametrize("ext", ["pdf", "docx", "txt"])
+@pytest.mark.parametrize("truth_file", TRUTHS, ids=lambda p: p.name.removesuffix(".truth.json"))
+def test_pairs_have_their_printed_page_and_boundaries(truth_file: Path, ext: str, settings):
+    """PDF: ``page_number`` = ``page_start`` = the page the question is printed on, ``page_end``
+    the page of the answer's last line (both 1-based, read from the printed PDF by the
+    generator); DOCX/TXT have no pages. Each pair's chunk is exactly its heading lines, question
+    and answer paragraphs (compared without whitespace)."""
+    truth = json.loads(truth_file.read_text(encoding="utf-8"))
+    doc = load_doc(HEADINGS / f"{truth['file_stem']}.{ext}")
+    pairs = [c for c in split_document(doc, "question", settings).chunks if c.metadata.get("chunk_kind") == "qa"]
+    assert len(pairs) == len(truth["qa_pairs"])
+    for c, t in zip(pairs, truth["qa_pairs"], strict=True):
+        m = c.metadata
+        if ext == "pdf":
+            got = (c.page_number, m["page_number"], m["page_start"], m["page_end"], m["source_page_range"])
+            want = (t["question_page"],) * 3 + (t["end_page"], f"{t['question_page']}-{t['end_page']}")
+            assert got == want, t["qa_id"]
+        else:
+            assert c.page_number is None and not {"page_number", "page_start", "page_end"} & set(m), t["qa_id"]
+        assert squash(c.text) == squash("".join(t["text"])), t["qa_id"]
+
+
+@pytest.mark.parametrize("ext", ["pdf", "docx", "txt"])
 @pytest.mark.parametrize("truth_file", TRUTHS[::3], ids=lambda p: p.name.removesuffix(".truth.json"))
 def test_every_character_stays_in_a_chunk(truth_file: Path, ext: str, settings):
     """Headings moved into the pair below them lose nothing: every non-space character of the
@@ -61,9 +85,5 @@ def test_every_character_stays_in_a_chunk(truth_file: Path, ext: str, settings):
     doc = load_doc(HEADINGS / f"{stem}.{ext}")
     body = build_body(doc)
     cs = split_document(doc, "question", settings)
-    covered = [False] * len(body.text)
-    for c in cs.chunks:
-        for i in range(c.metadata["char_start"], c.metadata["char_end"]):
-            covered[i] = True
-    assert [i for i, ch in enumerate(body.text) if not ch.isspace() and not covered[i]] == []
+    assert uncovered(body.text, cs.chunks) == []
     assert ws("".join(c.text for c in cs.chunks)) == ws(body.text)

@@ -10,7 +10,7 @@ from services.splitter.split import split_document
 from services.splitter.tokens import count_tokens
 from shared.models import PageText, ParsedDocument
 
-from splitter_corpus import FIXTURES, REAL, load_doc, load_truth, pdfium_doc, pypdf_doc
+from splitter_corpus import FIXTURES, REAL, load_doc, load_truth, pdfium_doc, pypdf_doc, uncovered
 
 E, B, L, A = "E_基礎設施", "B_古洞北粉嶺北新發展區概覽", "L_補償及安置安排", "A_詳細數字一覽表"
 
@@ -75,12 +75,7 @@ def test_body_coverage(stem, ext, settings):
     doc = _load(stem, ext)
     body = build_body(doc)
     cs = split_document(doc, "question", settings)
-    covered = [False] * len(body.text)
-    for c in cs.chunks:
-        for i in range(c.metadata["char_start"], c.metadata["char_end"]):
-            covered[i] = True
-    missing = [i for i, ch in enumerate(body.text) if not ch.isspace() and not covered[i]]
-    assert missing == []
+    assert uncovered(body.text, cs.chunks) == []
     # and the chunk texts really hold that text
     assert ws("".join(c.text for c in cs.chunks)) == ws(body.text)
     assert any(c.metadata["chunk_kind"] == "section" for c in cs.chunks)

@@ -111,3 +111,20 @@ def test_without_an_llm_the_document_says_verification_was_skipped(settings):
     # the default limit (2,000 tokens) leaves A5 out
     assert "verification skipped: no LLM configured (3 pairs would have been checked)" in split_document(
         doc(), "question", settings).notes
+
+
+def test_a_pair_before_an_annex_is_sent_without_the_annex(settings, fake):
+    """The last marked pair before a transcript annex is sent alone: the annex's heading and
+    opening remark lie between it and the next pair, so no boundary between them can move."""
+    fake.text_answer = json.dumps({"correct_boundary": True})
+    text = ("備用問答\n" + PAIRS["A1"] + PAIRS["A2"] + PAIRS["A3"] + "附件：局長談話內容\n以下是局長談話的內容：\n"
+            "記者：收地何時完成？\n發展局局長：明年年中完成。\n記者：津貼會否檢討？\n發展局局長：現時並無計劃。\n")
+    d = ParsedDocument(document_id="d", filename="d.txt", file_type="txt", page_count=1,
+                       pages=[PageText(page_number=1, text=text)])
+    s = settings_for(settings, fake)
+    cs = split_document(d, "question", s, llm=OpenAIBoundaryChecker(s))
+    sent = {json.loads(r)["segments"][0].split("：", 1)[0].removeprefix("問 "): json.loads(r)["segments"]
+            for r in fake.text_requests}
+    assert sorted(sent) == ["A2", "A3"]
+    assert len(sent["A2"]) == 2 and len(sent["A3"]) == 1 and "附件" not in sent["A3"][0]
+    assert any(c.metadata.get("qa_style") == "transcript" for c in cs.chunks)
