@@ -17,6 +17,8 @@ from pypdf.errors import FileNotDecryptedError, PdfReadError
 
 from shared.errors import DocumentError
 
+from .overprint import OverprintFilter
+
 ENCRYPTED_REASON = (
     "The PDF is password-protected; upload a copy without a password (or with the "
     "password removed)."
@@ -100,7 +102,9 @@ def _wants_image_hint(text: str, width_pt: float, height_pt: float, hint_below_c
 
 
 def read_pypdf(data: bytes, hint_below_chars_per_a4: int | None = None) -> list[RawPage]:
-    """Per-page text with pypdf (``extract_text()`` in its default plain mode).
+    """Per-page text with pypdf (``extract_text()`` in its default plain mode), overprinted
+    copies of a text (fake bold: the same glyphs shown again within a fraction of a point, see
+    ``overprint.OverprintFilter``) left out.
 
     A page whose text cannot be extracted gets empty text and ``has_images=None``.
     ``hint_below_chars_per_a4``: list a page's images (``has_images``) only when its text is
@@ -118,7 +122,9 @@ def read_pypdf(data: bytes, hint_below_chars_per_a4: int | None = None) -> list[
             box = page.cropbox
             width, height = abs(float(box.width)), abs(float(box.height))
             try:
-                text = page.extract_text() or ""
+                overprint = OverprintFilter()
+                page.extract_text(visitor_text=overprint)
+                text = overprint.text()
                 has_images = (_pypdf_has_images(page)
                               if _wants_image_hint(text, width, height, hint_below_chars_per_a4) else None)
             except MemoryError:

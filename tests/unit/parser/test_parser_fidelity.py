@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.parser.overprint import OverprintFilter
 from services.parser.parse import parse_document
 from services.parser.sniff import sniff
 from services.parser.textquality import informative_chars
@@ -15,9 +16,14 @@ from shared.settings import Settings
 from tests.fixtures.fidelity.make_fidelity import (
     BASE_PDF,
     CYCLE_LINE,
+    OVERPRINT_BODY,
+    OVERPRINT_GLYPH_HEADING,
+    OVERPRINT_HEADING,
+    OVERPRINT_REPEATED,
     TEXT_PAGES,
     form_xobject_cycle,
     junk_before_pdf,
+    overprinted_heading,
     random_binary,
     symbol_soup,
     text_with_controls,
@@ -100,3 +106,32 @@ def test_informative_chars_counts_a_repeated_line_once() -> None:
     assert informative_chars("Drainage works.\r\n" * 40) == len("Drainageworks.")
     assert informative_chars("Drainage works. " * 40 + "Sewage works.") == len("Drainageworks.Sewageworks.")
     assert informative_chars("收地進度。" * 30) == len("收地進度。")
+
+
+def test_an_overprinted_fake_bold_heading_is_read_once() -> None:
+    name, data = overprinted_heading()
+    out = parse_document(data, name, "doc-overprint", Settings())
+    assert out.parsed.extractor == "pypdf"  # the primary reads it right, no fallback needed
+    lines = out.parsed.pages[0].text.splitlines()
+    assert lines == [OVERPRINT_HEADING, OVERPRINT_BODY, OVERPRINT_GLYPH_HEADING,
+                     OVERPRINT_REPEATED, OVERPRINT_REPEATED]  # a value on two lines stays twice
+
+
+def _show(f: OverprintFilter, text: str, x: float, y: float = 700.0) -> None:
+    f(text, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], [12.0, 0.0, 0.0, 12.0, x, y], None, 1.0)
+
+
+def test_overprint_filter_drops_a_copy_only_just_after_its_original_and_a_little_off() -> None:
+    f = OverprintFilter()
+    for x in (72.0, 72.3, 72.6, 72.9):  # a chain of copies 0.3 pt apart: one text
+        _show(f, "Heading", x)
+    _show(f, "\n", 0.0)
+    _show(f, "Heading", 72.0, 680.0)  # the same text on the next line is a new line
+    assert (f.text(), f.dropped) == ("Heading\nHeading", 3)
+
+    stale = OverprintFilter()  # pypdf reports CID fragments at the line start: neighbours, not copies
+    for ch in "謝謝":
+        _show(stale, ch, 121.9)
+    _show(stale, "Heading", 72.0)
+    _show(stale, "Heading", 74.0)  # 2 pt off: a different place
+    assert (stale.text(), stale.dropped) == ("謝謝HeadingHeading", 0)
