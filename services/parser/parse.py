@@ -18,6 +18,7 @@ from shared.models import PageBoxes, PageText, ParsedDocument
 from shared.settings import Settings
 
 from .boxes import iter_page_boxes
+from .columns import column_text
 from .docx import parse_docx
 from .isolation import TimeLimit, run_isolated
 from .pages import split_pdf_pages
@@ -25,6 +26,7 @@ from .pdf import extract_pdf_text
 from .pdf_backends import count_pages, quiet_pypdf_logging
 from .sniff import sniff
 from .spool import MemorySink, PageSink, SpoolSink, page_boxes_path, page_pdf_path, read_page_count
+from .textquality import normalise_text, strip_control_chars
 from .txt import parse_txt
 
 
@@ -108,9 +110,13 @@ def parse_into(data: bytes, filename: str, document_id: str, settings: Settings,
             sink.page_pdf(n, pdf)
         # pages with no text in pages.json (scanned, garbled) get no layer: nothing to mark
         with_text = {p.page_number for p in pages if p.text.strip()}
+        columns = False
         for n, boxes in iter_page_boxes(data):
             if n in with_text:
                 sink.page_boxes(n, boxes)
+                columns = _read_by_columns(pages, n, boxes) or columns
+        if columns and "pypdfium2" not in extractor:
+            extractor += "+pypdfium2"
     elif sniffed.file_type == "docx":
         pages, extractor = [parse_docx(data, settings)], "python-docx"
     else:
@@ -128,6 +134,19 @@ def parse_into(data: bytes, filename: str, document_id: str, settings: Settings,
         extractor=extractor,
         warnings=warnings,
     )
+
+
+def _read_by_columns(pages: list[PageText], number: int, boxes: PageBoxes) -> bool:
+    """Replace page ``number``'s (1-based) text in ``pages`` by its columns' text, read from its
+    position layer (PDFium), when ``columns.column_text`` finds it is a two-column page; says
+    whether it did. Both extractors read such a page line by line across the gutter."""
+    text = column_text(boxes)
+    if text is None:
+        return False
+    text = strip_control_chars(normalise_text(text))
+    old = pages[number - 1]
+    pages[number - 1] = old.model_copy(update={"text": text, "char_count": len(text)})
+    return True
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
