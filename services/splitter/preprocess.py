@@ -94,6 +94,39 @@ def _is_furniture(line: str, running: set[str], first_page: bool) -> bool:
     return re.sub(r"\d+", "#", s) in running
 
 
+def furniture_lines(page_lines: list[list[str]]) -> list[set[int]]:
+    """Per page (in order), the indexes of its furniture lines (step 2 of the module docstring):
+    among its first/last ``EDGE_LINES`` non-empty lines, page numbers (``- 3 -``), footers,
+    dates, stamps and running headers (at a page edge on 3 pages and 40 % of the pages)."""
+    running = _running_headers(page_lines)
+    return [{i for i in _edge_indexes(lines) if _is_furniture(lines[i], running, idx == 0)}
+            for idx, lines in enumerate(page_lines)]
+
+
+def strip_furniture(doc: ParsedDocument) -> list[str]:
+    """Each page's text (``doc.pages`` order) without its furniture lines, the other lines as
+    extracted (not normalised; blank lines left at either end dropped); a page without furniture,
+    and a DOCX/TXT text, unchanged.
+    The token strategy chunks these, as :func:`build_body` strips the same lines for the
+    question strategy."""
+    if doc.file_type != "pdf":
+        return [p.text for p in doc.pages]
+    page_lines = [p.text.split("\n") for p in doc.pages]
+    drop = furniture_lines(page_lines)
+    return [p.text if not skip else _without(lines, skip)
+            for p, lines, skip in zip(doc.pages, page_lines, drop, strict=True)]
+
+
+def _without(lines: list[str], skip: set[int]) -> str:
+    """``lines`` but those at ``skip``, joined by ``\n``, blank lines at either end dropped."""
+    kept = [line for i, line in enumerate(lines) if i not in skip]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    return "\n".join(kept)
+
+
 def build_body(doc: ParsedDocument) -> Body:
     """Clean all pages of ``doc`` into one :class:`Body`.
 
@@ -102,15 +135,14 @@ def build_body(doc: ParsedDocument) -> Body:
     """
     is_pdf = doc.file_type == "pdf"
     page_lines = [normalize_text(p.text).split("\n") for p in doc.pages]
-    running = _running_headers(page_lines) if is_pdf else set()
+    drop = furniture_lines(page_lines) if is_pdf else [set() for _ in page_lines]
     parts: list[str] = []
     pages: list[int | None] = []
     removed: list[tuple[int | None, str]] = []
-    for idx, (page, lines) in enumerate(zip(doc.pages, page_lines, strict=True)):
-        edge = set(_edge_indexes(lines)) if is_pdf else set()
+    for page, lines, skip in zip(doc.pages, page_lines, drop, strict=True):
         kept: list[str] = []
         for i, line in enumerate(lines):
-            if i in edge and _is_furniture(line, running, idx == 0):
+            if i in skip:
                 removed.append((page.page_number, line.strip()))
                 continue
             kept.append(_clean_line(line))
