@@ -338,6 +338,8 @@ class ChunkInfo(ApiResponse):
     token_count: int | None = Field(None, exclude_if=_absent)
     table_source: str | None = Field(None, exclude_if=_absent)
     scanned: bool | None = Field(None, exclude_if=_absent)
+    ocr: bool | None = Field(None, exclude_if=_absent)
+    ocr_confidence: float | None = Field(None, exclude_if=_absent)
     file_type: str | None = Field(None, exclude_if=_absent)
     department: str | None = Field(None, exclude_if=_absent)
     visibility: Visibility | None = Field(None, exclude_if=_absent)

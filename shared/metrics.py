@@ -94,6 +94,10 @@ VISION_VALIDATION_FAILURES = Counter(
     "Vision answers rejected (reason: no_table | invented_number)", ["reason"], registry=REGISTRY)
 for _reason in ("no_table", "invented_number"):
     VISION_VALIDATION_FAILURES.labels(_reason)
+OCR_PAGES = Counter("legco_ocr_pages_total", "Scanned pages read by local OCR, by outcome (ok|empty|error)",
+                    ["outcome"], registry=REGISTRY)
+for _outcome in ("ok", "empty", "error"):
+    OCR_PAGES.labels(_outcome)
 PAGE_LATENCY = Histogram("legco_table_page_latency_seconds",
                          "Time the table stage spent on one page (s), by table_source path",
                          ["path"], registry=REGISTRY,

@@ -669,6 +669,10 @@ export interface components {
             table_source?: string | null;
             /** Scanned */
             scanned?: boolean | null;
+            /** Ocr */
+            ocr?: boolean | null;
+            /** Ocr Confidence */
+            ocr_confidence?: number | null;
             /** File Type */
             file_type?: string | null;
             /** Department */
