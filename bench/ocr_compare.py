@@ -141,9 +141,11 @@ def main() -> None:
             accs.append(char_accuracy(text, ref))
             print(f"{name:<10} {label:<34} {accs[-1]:>8.3f} {conf:>5.2f} {secs[-1]:>6.2f}")
     print()
-    print(f"{'engine':<10} {'mean acc':>8} {'min acc':>8} {'s/page':>7}")
+    print(f"{'engine':<10} {'mean acc':>8} {'median':>8} {'min acc':>8} {'s/page':>7} {'pages >= 0.95':>13}")
     for name, (accs, secs) in summary.items():
-        print(f"{name:<10} {statistics.fmean(accs):>8.3f} {min(accs):>8.3f} {statistics.fmean(secs):>7.2f}")
+        good = sum(a >= 0.95 for a in accs)
+        print(f"{name:<10} {statistics.fmean(accs):>8.3f} {statistics.median(accs):>8.3f} {min(accs):>8.3f} "
+              f"{statistics.fmean(secs):>7.2f} {good:>9} of {len(accs)}")
     if not REAL_SCAN.exists() or args.real_pages <= 0:
         return
     print(f"\nreal scan {REAL_SCAN.name} (no reference text): first {args.real_pages} pages at {args.dpi} DPI")
