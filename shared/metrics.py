@@ -79,7 +79,7 @@ DEADLETTERS = Counter("legco_deadletters_total", "Events a stage moved to the de
                       ["stage"], registry=REGISTRY)
 
 # --- table stage (services/tables) ------------------------------------------------------
-PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG for the vision LLM",
+PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to images for the vision LLM or OCR",
                          registry=REGISTRY)
 TABLES_FOUND = Counter("legco_tables_found_total", "Tables found on pages, by path (pdfplumber|vision)",
                        ["path"], registry=REGISTRY)

@@ -90,7 +90,7 @@ def tables(settings: Settings) -> Iterator[tuple[Any, MemoryStore]]:
                   parsed_pages=ParsedPages(), gather=GatherState())
     yield module, store
     plumber.close()
-    stage.provide(**before)
+    stage.provide(**{"ocr": None, **before})  # no OCR engine left behind for other modules' tests
 
 
 def _parsed_scan(store: MemoryStore, settings: Settings) -> tuple[DocumentParsed, dict[int, bytes]]:
