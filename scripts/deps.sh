@@ -4,13 +4,15 @@
 #   venv (pip, keyed by pyproject.toml), Kafka jars (Maven Central via mvn), MinIO (go install),
 #   the web frontend (npm ci + api types + vite build, keyed by frontend sources),
 #   Prometheus + promtool (Debian's package via apt; skipped when present),
+#   Tesseract OCR + its Traditional/Simplified Chinese and English models for the table stage's
+#   OCR of scanned pages (Debian's packages via apt; skipped when present),
 #   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present),
 #   the deployment validators (`deploy`: kubeconform and kustomize by go install, Kubernetes schemas
 #   from the kubernetes-validate wheel, KEDA's CRDs and the Compose Specification schema from their
 #   Go modules; laid out by scripts/deploy_schemas.py under $LEGCO_CACHE/deploy).
 # `all` is what the stack needs; `test` adds the browser and the deployment validators. Both build
 # MinIO (Go, CPU-bound, the longest step) in the background while the downloads run.
-# Usage: scripts/deps.sh [python|kafka|minio|prometheus|frontend|browser|deploy|all|test]   (default all)
+# Usage: scripts/deps.sh [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|all|test]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LEGCO_CACHE:-$repo/.cache}
@@ -72,6 +74,22 @@ prometheus_deps() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 prometheus >/dev/null; }
 }
 
+ocr_deps() {
+  # Tesseract 5 and its language models from Debian's packages (services/tables/ocr.py; no model
+  # is downloaded at run time). OCR_LANGS defaults to chi_tra+eng; chi_sim is there for OCR_LANGS.
+  local langs
+  if command -v tesseract >/dev/null; then
+    langs=$(tesseract --list-langs 2>/dev/null)
+    if grep -qx chi_tra <<<"$langs" && grep -qx chi_sim <<<"$langs" && grep -qx eng <<<"$langs"; then return 0; fi
+  fi
+  say "tesseract-ocr + chi-tra, chi-sim, eng models (apt)"
+  local pkgs="tesseract-ocr tesseract-ocr-chi-tra tesseract-ocr-chi-sim tesseract-ocr-eng"
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 $pkgs >/dev/null 2>&1 || {
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 $pkgs >/dev/null; }
+}
+
 browser_deps() {
   # Debian's chromium, driven by playwright-core in frontend/e2e (no Playwright browser downloads
   # here), and CJK fonts so Chinese text renders in its screenshots.
@@ -120,8 +138,9 @@ case "$what" in
   frontend) frontend_deps ;;
   browser) browser_deps ;;
   prometheus) prometheus_deps ;;
+  ocr) ocr_deps ;;
   deploy) deploy_deps ;;
-  all) minio_background; python_deps; kafka_deps; prometheus_deps; frontend_deps; minio_wait ;;
-  test) minio_background; python_deps; kafka_deps; prometheus_deps; browser_deps; frontend_deps; deploy_deps; minio_wait ;;
-  *) echo "usage: $0 [python|kafka|minio|prometheus|frontend|browser|deploy|all|test]" >&2; exit 2 ;;
+  all) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; frontend_deps; minio_wait ;;
+  test) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; browser_deps; frontend_deps; deploy_deps; minio_wait ;;
+  *) echo "usage: $0 [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|all|test]" >&2; exit 2 ;;
 esac

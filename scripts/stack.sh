@@ -16,7 +16,7 @@
 # stage (supervisord numprocs, one consumer group per stage), replica n (0-based) serving /metrics
 # and /healthz on tables 8110+n, parser 8120+n, splitter 8130+n, embedder 8140+n (plus the
 # offset); `stage_ports STAGE` prints them. VISION_ENABLED/VISION_BASE_URL/VISION_MODEL/
-# VISION_API_KEY, RASTER_DPI and SPLITTER_INPUT_TOPIC are written into the services'
+# VISION_API_KEY, RASTER_DPI, OCR_ENABLED/OCR_LANGS and SPLITTER_INPUT_TOPIC are written into the services'
 # environment (re-running `up` with new values restarts the affected services).
 # KAFKA_BROKERS (1-3, default 1): Kafka nodes (KRaft, each broker+controller, all voters) on this
 # machine; node n listens on 9092+2(n-1) (controller 9093+2(n-1)) with its data in
@@ -138,7 +138,7 @@ write_conf() {
   minio_credentials
   local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"${EMBEDDINGS_BASE_URL:-http://127.0.0.1:$E5_PORT/v1}\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",PROMETHEUS_URL=\"http://127.0.0.1:$PROM_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
-  for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI SPLITTER_INPUT_TOPIC \
+  for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI OCR_ENABLED OCR_LANGS SPLITTER_INPUT_TOPIC \
               ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
               DELETION_CHECK_INTERVAL_S RECONCILE_INTERVAL_S RECONCILE_GRACE_S REINDEX_SETTLE_S REINDEX_KEEP_OLD_S; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi

@@ -338,6 +338,8 @@ class ChunkInfo(ApiResponse):
     token_count: int | None = Field(None, exclude_if=_absent)
     table_source: str | None = Field(None, exclude_if=_absent)
     scanned: bool | None = Field(None, exclude_if=_absent)
+    ocr: bool | None = Field(None, exclude_if=_absent)
+    ocr_confidence: float | None = Field(None, exclude_if=_absent)
     file_type: str | None = Field(None, exclude_if=_absent)
     department: str | None = Field(None, exclude_if=_absent)
     visibility: Visibility | None = Field(None, exclude_if=_absent)
@@ -428,6 +430,8 @@ class Source(ApiResponse):
     ``hsk`` or ``洪水``) that the question shares with the title of the source's document — the
     entity match that lifted it (empty: the question names no paper, or another one).
     ``also_in``: the same passage in other documents (collapsed into this one).
+    ``ocr``/``ocr_confidence``: the passage was read from a scanned page by local OCR, with the
+    engine's mean word confidence (0..1); left out otherwise.
     ``department``: the department of the source's document; ``visibility``: ``shared`` when
     it is in the shared library (the UI then says "shared").
     """
@@ -451,6 +455,8 @@ class Source(ApiResponse):
     also_in: list[Rendition] = Field(default_factory=list)
     department: str = "default"
     visibility: Visibility = "department"
+    ocr: bool | None = Field(None, exclude_if=_absent)
+    ocr_confidence: float | None = Field(None, exclude_if=_absent)
 
 
 BlockKind = Literal["text", "internal", "followup"]

@@ -7,7 +7,8 @@ from typing import Any
 PASSTHROUGH = (
     "strategy_type", "chunk_kind", "qa_style", "question_index", "question_id", "question_text",
     "topic_section", "answer_contains_table", "has_table", "followup_count", "internal_ref_count",
-    "part", "parts", "qa_fallback", "token_count", "table_source", "scanned", "file_type", "department",
+    "part", "parts", "qa_fallback", "token_count", "table_source", "scanned", "ocr", "ocr_confidence",
+    "file_type", "department",
     "visibility",
 )
 

@@ -79,7 +79,7 @@ DEADLETTERS = Counter("legco_deadletters_total", "Events a stage moved to the de
                       ["stage"], registry=REGISTRY)
 
 # --- table stage (services/tables) ------------------------------------------------------
-PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to PNG for the vision LLM",
+PAGES_RENDERED = Counter("legco_pages_rendered_total", "PDF pages rendered to images for the vision LLM or OCR",
                          registry=REGISTRY)
 TABLES_FOUND = Counter("legco_tables_found_total", "Tables found on pages, by path (pdfplumber|vision)",
                        ["path"], registry=REGISTRY)
@@ -94,6 +94,10 @@ VISION_VALIDATION_FAILURES = Counter(
     "Vision answers rejected (reason: no_table | invented_number)", ["reason"], registry=REGISTRY)
 for _reason in ("no_table", "invented_number"):
     VISION_VALIDATION_FAILURES.labels(_reason)
+OCR_PAGES = Counter("legco_ocr_pages_total", "Scanned pages read by local OCR, by outcome (ok|empty|error)",
+                    ["outcome"], registry=REGISTRY)
+for _outcome in ("ok", "empty", "error"):
+    OCR_PAGES.labels(_outcome)
 PAGE_LATENCY = Histogram("legco_table_page_latency_seconds",
                          "Time the table stage spent on one page (s), by table_source path",
                          ["path"], registry=REGISTRY,

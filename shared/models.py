@@ -109,7 +109,9 @@ class PageText(BaseModel):
     """Text of one page of a document.
 
     ``page_number`` is 1-based for PDFs and ``None`` for DOCX/TXT, whose whole body is one
-    "page". ``scanned`` marks a PDF page with (almost) no text layer for its area.
+    "page". ``scanned`` marks a PDF page with (almost) no text layer for its area; ``ocr`` marks
+    a scanned page whose ``text`` was read by local OCR in the table stage, ``ocr_confidence``
+    its mean word confidence (0..1).
     ``tables`` holds the tables the table stage found on the page and the span of ``text``
     each replaces (filled by ``services.tables.assemble``); the splitter injects them.
     """
@@ -118,6 +120,8 @@ class PageText(BaseModel):
     text: str
     char_count: int = 0
     scanned: bool = False
+    ocr: bool = False
+    ocr_confidence: float | None = None
     tables: list[TableSpan] = Field(default_factory=list)
 
 

@@ -224,6 +224,12 @@ class Settings(BaseSettings):
     # page is abandoned (no pdfplumber tables, a note), and the child's address-space cap (bytes).
     vision_plumber_timeout_s: float = 60.0
     vision_plumber_memory_limit_bytes: int = 2 * 1024**3
+    # Local OCR (Tesseract, Debian's tesseract-ocr + language packages) of scanned pages while
+    # the vision path is off: languages joined with "+", render resolution, seconds per page.
+    ocr_enabled: bool = True
+    ocr_langs: str = "chi_tra+eng"
+    ocr_dpi: int = 200
+    ocr_timeout_s: float = 120.0
 
     # --- consumers -------------------------------------------------------------------
     handler_max_attempts: int = 3
@@ -392,6 +398,14 @@ class Settings(BaseSettings):
         """True when the vision path is switched on and an endpoint and model are known."""
         base, model, _ = self.vision_endpoint
         return bool(self.vision_enabled and base and model)
+
+    @property
+    def scans_readable(self) -> bool:
+        """True when the table stage reads scanned pages: it runs (the splitter consumes its
+        events) and either the vision path or local OCR is on."""
+        from shared import topics
+
+        return (self.vision_active or self.ocr_enabled) and self.splitter_input_topic != topics.PARSED
 
     @property
     def llm_enabled(self) -> bool:

@@ -669,6 +669,10 @@ export interface components {
             table_source?: string | null;
             /** Scanned */
             scanned?: boolean | null;
+            /** Ocr */
+            ocr?: boolean | null;
+            /** Ocr Confidence */
+            ocr_confidence?: number | null;
             /** File Type */
             file_type?: string | null;
             /** Department */
@@ -1475,6 +1479,8 @@ export interface components {
          *     ``hsk`` or ``洪水``) that the question shares with the title of the source's document — the
          *     entity match that lifted it (empty: the question names no paper, or another one).
          *     ``also_in``: the same passage in other documents (collapsed into this one).
+         *     ``ocr``/``ocr_confidence``: the passage was read from a scanned page by local OCR, with the
+         *     engine's mean word confidence (0..1); left out otherwise.
          *     ``department``: the department of the source's document; ``visibility``: ``shared`` when
          *     it is in the shared library (the UI then says "shared").
          */
@@ -1531,6 +1537,10 @@ export interface components {
              * @enum {string}
              */
             visibility: "department" | "shared";
+            /** Ocr */
+            ocr?: boolean | null;
+            /** Ocr Confidence */
+            ocr_confidence?: number | null;
         };
         /** ValidationError */
         ValidationError: {

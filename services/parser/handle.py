@@ -20,7 +20,7 @@ from services.parser.isolation import Cancelled
 from services.parser.parse import SpooledParse, parse_spooled_isolated
 from services.parser.pdf import format_pages
 from services.parser.spool import page_boxes_path, page_pdf_path
-from shared import storage, topics
+from shared import storage
 from shared.deletion import Check, DeletionCheck, never_gone
 from shared.errors import DocumentError, DocumentGone
 from shared.events import DocumentParsed, DocumentUploaded
@@ -36,19 +36,20 @@ PROGRESS_EVERY = 10
 """Pages stored between two progress events."""
 
 
-def check_scanned(parsed_pages: list[PageText], page_count: int, vision_reads_scans: bool) -> None:
+def check_scanned(parsed_pages: list[PageText], page_count: int, scans_readable: bool) -> None:
     """Refuse a document with no text on any page.
 
     Raises:
         DocumentError: ``empty`` when no page has text and none looks scanned; ``scanned`` when
-            every page is a scan and nothing downstream can read scans.
+            every page is a scan and nothing downstream can read scans (``scans_readable``:
+            ``Settings.scans_readable``, the table stage with the vision path or OCR on).
     """
     if not all(p.scanned or not p.text.strip() for p in parsed_pages):
         return
     scanned = [p.page_number for p in parsed_pages if p.scanned and p.page_number]
     if not scanned:
         raise DocumentError("The document contains no extractable text.", "empty")
-    if not vision_reads_scans:
+    if not scans_readable:
         raise DocumentError(
             f"No text layer: all {page_count} pages look scanned (pages "
             f"{format_pages(scanned)}); OCR or the vision stage is needed to index it.", "scanned")
@@ -82,9 +83,8 @@ async def parse_and_store(event: DocumentUploaded, store: ObjectStore, settings:
         out = await _parse(data, event, settings, check, spool_dir)
         del data
         parsed = out.parsed
-        # with the vision path on, the table stage reads scanned pages
-        vision_reads_scans = settings.vision_active and settings.splitter_input_topic != topics.PARSED
-        check_scanned(parsed.pages, parsed.page_count, vision_reads_scans)
+        # the table stage reads scanned pages (vision LLM, or local OCR while the vision path is off)
+        check_scanned(parsed.pages, parsed.page_count, settings.scans_readable)
         total = parsed.page_count
         for i, n in enumerate(out.pdf_pages, start=1):
             await check()

@@ -94,7 +94,9 @@ def to_source(chunk_id: str, text: str, meta: dict[str, Any], score: float, matc
         source_page_range=view.get("source_page_range"), matched_by=matched_by,
         matched_terms=terms or [], matched_entity=entity or [], also_in=also_in or [],
         department=str(meta.get("department") or "default"),
-        visibility="shared" if meta.get("visibility") == "shared" else "department")
+        visibility="shared" if meta.get("visibility") == "shared" else "department",
+        ocr=True if meta.get("ocr") is True else None,
+        ocr_confidence=float(meta["ocr_confidence"]) if isinstance(meta.get("ocr_confidence"), (int, float)) else None)
 
 
 def build_where(document_ids: list[str] | None = None, strategy: str | None = None,

@@ -33,9 +33,12 @@ def get_strategy(strategy: str, settings: Settings, llm: BoundaryChecker | None 
 
 def _page_flags(chunks: list[Chunk], doc: ParsedDocument) -> None:
     """Per-page facts onto the chunks covering that page (``page_start``..``page_end``, or
-    ``page_number``): ``scanned=True`` for a scanned page; ``table_source`` (``pdfplumber``,
-    ``vision`` or both joined with ``+``) for a chunk with a table from the table stage."""
+    ``page_number``): ``scanned=True`` for a scanned page; ``ocr=True`` and ``ocr_confidence``
+    (0..1, the lowest of the chunk's OCR'd pages) for text read by local OCR; ``table_source``
+    (``pdfplumber``, ``vision`` or both joined with ``+``) for a chunk with a table from the
+    table stage."""
     scanned = {p.page_number for p in doc.pages if p.scanned and p.page_number}
+    ocr = {p.page_number: p.ocr_confidence for p in doc.pages if p.ocr and p.page_number}
     sources = {p.page_number: [(t.source, t.markdown.split("\n", 1)[0]) for t in p.tables if t.markdown]
                for p in doc.pages if p.page_number and p.tables}
     if not scanned and not sources:
@@ -47,6 +50,12 @@ def _page_flags(chunks: list[Chunk], doc: ParsedDocument) -> None:
             continue
         if any(lo <= n <= hi for n in scanned):
             c.metadata["scanned"] = True
+        confs = [conf for n, conf in ocr.items() if lo <= n <= hi]
+        if confs:
+            c.metadata["ocr"] = True
+            known = [x for x in confs if x is not None]
+            if known:
+                c.metadata["ocr_confidence"] = round(min(known), 3)
         if c.metadata.get("has_table"):
             found = {src for n in range(lo, hi + 1) for src, head in sources.get(n, []) if head in c.text}
             if found:
@@ -75,7 +84,8 @@ def split_document(
 
     Returns:
         A ``ChunkSet`` whose chunks are numbered 0..n-1 in document order; chunks covering a
-        scanned page carry ``metadata["scanned"] = True``, chunks with a table-stage table
+        scanned page carry ``metadata["scanned"] = True`` (and ``ocr``/``ocr_confidence`` when
+        local OCR read it), chunks with a table-stage table
         ``metadata["table_source"]``.
 
     Raises:

@@ -11,7 +11,8 @@ table replaces. The splitter's ``inject_tables`` then swaps those spans for mark
 multi-page table is one table); ``role="continuation"`` marks the flattened text of its
 later fragments, to be removed. ``span`` is in that page's ``text`` (end exclusive);
 ``None`` = not located (the markdown is appended to the page). ``in_text``: the markdown is
-already part of the page text (scanned page transcribed by the vision model).
+already part of the page text (scanned page transcribed by the vision model). A scanned page
+the vision model did not read but local OCR did gets the OCR text (``PageText.ocr``).
 """
 from __future__ import annotations
 
@@ -122,10 +123,14 @@ def _attach_vision(pages: dict[int, PageText], n: int, r: PageResult, slots: lis
 
 
 def _mark_unread_scans(pages: dict[int, PageText], by_page: dict[int, PageResult]) -> None:
-    """Scanned pages the vision model did not read say so in their text (:func:`scanned_notice`)."""
+    """Scanned pages the vision model did not read take their OCR text (``ocr=True``,
+    ``ocr_confidence``) or, without one, say so in their text (:func:`scanned_notice`)."""
     for n, page in pages.items():
         r = by_page.get(n)
-        if page.scanned and (r is None or r.table_source != "vision"):
+        if page.scanned and r is not None and r.table_source != "vision" and r.ocr_text:
+            page.text, page.char_count = r.ocr_text, len(r.ocr_text)
+            page.ocr, page.ocr_confidence = True, r.ocr_confidence
+        elif page.scanned and (r is None or r.table_source != "vision"):
             notice = scanned_notice(n)
             page.text = f"{page.text.rstrip()}\n{notice}" if page.text.strip() else notice
             page.char_count = len(page.text)
@@ -141,8 +146,9 @@ def apply_page_results(doc: ParsedDocument, results: list[PageResult]) -> Parsed
     Returns:
         A copy of ``doc`` with ``tables_extracted=True``, ``PageText.tables`` filled (one
         ``TableSpan`` per table or continuation fragment, see the module doc), ``scanned``
-        pages transcribed by the vision model replaced by that transcription, and other
-        scanned pages carrying :func:`scanned_notice`.
+        pages transcribed by the vision model replaced by that transcription, those read by
+        OCR replaced by the OCR text (``PageText.ocr``), and other scanned pages carrying
+        :func:`scanned_notice`.
     """
     out = doc.model_copy(deep=True)
     out.tables_extracted = True
@@ -157,6 +163,6 @@ def apply_page_results(doc: ParsedDocument, results: list[PageResult]) -> Parsed
     for n in sorted(vision_pages):
         if n in pages:
             _attach_vision(pages, n, by_page[n], slots.get(n, []))
-    # 3. scanned pages nobody could read say so
+    # 3. scanned pages read by OCR take its text; those nobody could read say so
     _mark_unread_scans(pages, by_page)
     return out

@@ -5,7 +5,8 @@
 * :func:`process_page` (page worker): pdfplumber on the page's one-page PDF, and — when the
   vision client is configured and the page is scanned or draws table rules — the page rendered
   to PNG and read by the vision LLM (answer cached by image hash, used only if it validates).
-  The page's ``PageResult`` is stored at ``documents/{id}/tables/pages/{n}.json``.
+  The page's ``PageResult`` is stored at ``documents/{id}/tables/pages/{n}.json``. A scanned page
+  with the vision path off is rendered and read by local OCR (``services.tables.ocr``) instead.
 
 Clients are handed in (see ``services/tables/main.py``), so tests call these with real or fake
 ones. The gatherer, which joins the pages again, is in :mod:`services.tables.gather`.
@@ -18,14 +19,16 @@ import time
 from collections import OrderedDict
 
 from services.tables.cache import cached_answer, store_answer
+from services.tables.ocr import OcrEngine, OcrError, OcrResult
 from services.tables.page_result import PageResult, build_page_result
 from services.tables.plumber_pool import PlumberPool
-from services.tables.render import may_hold_table, render_png, sha256
+from services.tables.render import may_hold_table, render_image, render_png, sha256
 from services.tables.vision import VisionClient
 from shared import storage
 from shared.deletion import Check, never_gone
 from shared.events import DocumentParsed, DocumentTablesDone, PageTablesDone, PageWork
 from shared.metrics import (
+    OCR_PAGES,
     PAGE_LATENCY,
     PAGES,
     PAGES_RENDERED,
@@ -131,12 +134,49 @@ async def vision_answer(work: PageWork, png: bytes | None, store: ObjectStore,
     return answer, None, False
 
 
+def ocr_page(pdf: bytes, engine: OcrEngine, dpi: int) -> tuple[OcrResult | None, str | None]:
+    """(result, None) for the one-page ``pdf`` rendered at ``dpi`` and read by ``engine``, or
+    (None, why) when it could not be rendered or read. Blocking (render + OCR: seconds)."""
+    try:
+        image = render_image(pdf, 1, dpi)
+    except ValueError as e:
+        return None, f"page not rendered for OCR: {e}"
+    PAGES_RENDERED.inc()
+    try:
+        return engine.read(image), None
+    except OcrError as e:
+        return None, f"OCR failed: {e}"
+
+
+async def _read_scan(work: PageWork, pdf: bytes | None, engine: OcrEngine, dpi: int, result: PageResult) -> None:
+    """Local OCR of a scanned page into ``result`` (``ocr_text``, ``ocr_confidence``,
+    ``ocr_seconds``; a note when it failed or found nothing)."""
+    if pdf is None:
+        return
+    read, error = await asyncio.to_thread(ocr_page, pdf, engine, dpi)
+    if read is None:
+        OCR_PAGES.labels("error").inc()
+        log.warning("%s page %d: %s", work.document_id, work.page_number, error)
+        result.notes.append(str(error)[:300])
+        return
+    result.ocr_seconds = round(read.seconds, 3)
+    if not read.text.strip():
+        OCR_PAGES.labels("empty").inc()
+        result.notes.append("OCR found no text on the page")
+        return
+    OCR_PAGES.labels("ok").inc()
+    result.ocr_text, result.ocr_confidence = read.text, round(read.confidence, 3)
+
+
 async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool, vision: VisionClient | None,
-                       parsed_pages: ParsedPages, raster_dpi: int, check: Check = never_gone) -> PageTablesDone:
+                       parsed_pages: ParsedPages, raster_dpi: int, check: Check = never_gone,
+                       ocr: OcrEngine | None = None, ocr_dpi: int = 200) -> PageTablesDone:
     """Find the tables of one page, store its ``PageResult`` and describe it.
 
-    The page is rendered (``raster_dpi`` dots per inch) only for the vision path: ``vision``
-    is set and the page is scanned or may hold a table.
+    The page is rendered (``raster_dpi`` dots per inch) for the vision path: ``vision``
+    is set and the page is scanned or may hold a table. A scanned page with ``vision`` off is
+    rendered at ``ocr_dpi`` and read by ``ocr`` when given (``PageResult.ocr_text``); an OCR
+    failure is a note on the page, not an error (the page keeps the scanned notice).
 
     Idempotent: a redelivery overwrites the same result object (vision answers come from the
     cache). Raises ``KeyError`` when the parser's pages object is missing (retried, then
@@ -149,8 +189,9 @@ async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool,
     page = next((p for p in parsed.pages if p.page_number == work.page_number), None)
     text = page.text if page else ""
     scanned = work.scanned or bool(page and page.scanned)
+    read_scan = scanned and vision is None and ocr is not None
     pdf = None
-    if not scanned or vision is not None:
+    if not scanned or vision is not None or read_scan:
         try:
             pdf = await asyncio.to_thread(store.get_bytes, work.page_pdf_key)
         except KeyError:  # the parser could not split this page out: no tables from it
@@ -163,6 +204,9 @@ async def process_page(work: PageWork, store: ObjectStore, plumber: PlumberPool,
         build_page_result, None if scanned else pdf, work.page_number, text, scanned, answer, error,
         extract=plumber.extract)
     result.vision_cached = cached
+    if read_scan and ocr is not None:
+        await check()
+        await _read_scan(work, pdf, ocr, ocr_dpi, result)
     if result.vision_reject_reason:
         VISION_VALIDATION_FAILURES.labels(result.vision_reject_reason).inc()
     n_tables = len(result.vision_tables) if result.table_source == "vision" else len(result.tables)

@@ -4,7 +4,8 @@ One service, three subscriptions (each its own consumer group), in every worker 
 
 * fan-out (``tables-fanout``): a parsed PDF → one ``PageWork`` per page on ``tables.pages``,
   keyed ``{document_id}:{page}`` so the pages spread over the workers; DOCX/TXT → done at once;
-* page worker (``tables``): pdfplumber, and the vision LLM when configured, on one page; stores
+* page worker (``tables``): pdfplumber, and the vision LLM when configured (else local OCR of a
+  scanned page), on one page; stores
   its ``PageResult`` and tells the gatherer on ``tables.page-done`` (keyed by document);
 * gatherer (``tables-gather``): pages done per document in memory; when all are, attaches the
   tables to the pages and emits ``DocumentTablesDone`` for the splitter.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 
-from services.tables.clients import GatherDep, ParsedPagesDep, PlumberDep, VisionDep, open_clients
+from services.tables.clients import GatherDep, OcrDep, ParsedPagesDep, PlumberDep, VisionDep, open_clients
 from services.tables.gather import ForgetOnRebalance, finish_document, gather_page, mark_gathered
 from services.tables.handle import plan_document, process_page
 from shared import topics
@@ -56,11 +57,12 @@ async def on_parsed(event: DocumentParsed, store: StoreDep) -> None:
 
 @stage.subscriber(topics.TABLE_PAGES)
 async def on_page(work: PageWork, store: StoreDep, plumber: PlumberDep, vision: VisionDep,
-                  parsed_pages: ParsedPagesDep, settings: SettingsDep) -> None:
-    """Find one page's tables under the consumer contract; tell the gatherer."""
+                  parsed_pages: ParsedPagesDep, settings: SettingsDep, ocr: OcrDep) -> None:
+    """Find one page's tables (or read a scanned page by OCR) under the consumer contract; tell
+    the gatherer."""
     check = stage.deletion_check(work)
     done = await stage.run(work, topics.TABLE_PAGES, lambda: process_page(
-        work, store, plumber, vision, parsed_pages, settings.raster_dpi, check))
+        work, store, plumber, vision, parsed_pages, settings.raster_dpi, check, ocr, settings.ocr_dpi))
     if done is not None:
         await page_done_pub.publish(done, key=done.document_id.encode())
 

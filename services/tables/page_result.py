@@ -7,7 +7,8 @@ Paths, chosen per page and recorded as ``table_source``:
 * ``none`` — no table found (born-digital page without tables, or a scanned page with the
   vision path off or rejected).
 
-``scanned`` pages (no text layer) are flagged whatever the path.
+``scanned`` pages (no text layer) are flagged whatever the path; with the vision path off they
+are read by local OCR (``ocr_text``, ``ocr_confidence``; ``services.tables.ocr``).
 """
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ class PageResult(BaseModel):
     ``tables``: pdfplumber tables of the page (kept even when vision wins, their spans tell
     where the vision tables go); ``vision_tables``/``vision_markdown``: the accepted vision
     answer; ``vision_status``: ``off`` (not asked), ``accepted``, ``rejected`` (validation
-    failed, ``notes`` says why), ``error`` (the call failed).
+    failed, ``notes`` says why), ``error`` (the call failed). ``ocr_text``: a scanned page's
+    text read by local OCR (``None``: not read), ``ocr_confidence`` its mean word confidence
+    (0..1), ``ocr_seconds`` the engine's wall time.
     """
 
     schema_version: Literal[1] = 1
@@ -43,6 +46,9 @@ class PageResult(BaseModel):
     vision_tables: list[MarkdownTable] = Field(default_factory=list)
     vision_markdown: str | None = None
     vision_reject_reason: str | None = None
+    ocr_text: str | None = None
+    ocr_confidence: float | None = None
+    ocr_seconds: float | None = None
     notes: list[str] = Field(default_factory=list)
 
 

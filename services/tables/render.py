@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+from PIL import Image
 
 MIN_PATHS_FOR_TABLE = 4  # vector paths (rules, cell borders) on a page that may hold a table
 
@@ -38,15 +39,24 @@ def _page(pdf_bytes: bytes, page: int) -> Iterator[pdfium.PdfPage]:
         doc.close()
 
 
-def render_png(pdf_bytes: bytes, page: int = 1, dpi: int = 150) -> bytes:
-    """Render 1-based ``page`` of a PDF at ``dpi`` dots per inch; returns PNG bytes.
+def render_image(pdf_bytes: bytes, page: int = 1, dpi: int = 150) -> Image.Image:
+    """Render 1-based ``page`` of a PDF at ``dpi`` dots per inch; returns a PIL image (RGB).
 
     Raises ``ValueError`` for an unreadable PDF, a page out of range or ``dpi`` < 1.
     """
     if dpi < 1:
         raise ValueError("dpi must be positive")
     with _page(pdf_bytes, page) as p:
-        image = p.render(scale=dpi / 72).to_pil()
+        image: Image.Image = p.render(scale=dpi / 72).to_pil()
+    return image
+
+
+def render_png(pdf_bytes: bytes, page: int = 1, dpi: int = 150) -> bytes:
+    """Render 1-based ``page`` of a PDF at ``dpi`` dots per inch; returns PNG bytes.
+
+    Raises ``ValueError`` for an unreadable PDF, a page out of range or ``dpi`` < 1.
+    """
+    image = render_image(pdf_bytes, page, dpi)
     buf = io.BytesIO()
     image.save(buf, format="PNG", optimize=False)
     return buf.getvalue()

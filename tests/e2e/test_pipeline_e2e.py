@@ -1,5 +1,6 @@
 """End to end on the real infrastructure: upload → Kafka stages → ChromaDB → answer with page
-sources; bad files fail with a readable reason while the others index; delete; replace."""
+sources; bad files fail with a readable reason while the others index; delete; replace. (The
+fully scanned paper is no longer a bad file: local OCR reads it, ``test_tables_e2e``.)"""
 from __future__ import annotations
 
 import io
@@ -27,14 +28,13 @@ def stores(stack) -> tuple[ObjectStore, VectorStore]:
 
 @pytest.fixture(scope="module")
 def ingested(api):
-    """Upload the real PDFs, a DOCX, a corrupt PDF, an HTML page named .pdf and a scan."""
+    """Upload the real PDFs, a DOCX, a corrupt PDF and an HTML page named .pdf."""
     ids = {}
     for name in REAL_PDFS:
         ids[name] = upload(api, REAL / name)["document_id"]
     ids["E_基礎設施.docx"] = upload(api, FIXTURES / "E_基礎設施.docx")["document_id"]
     ids["G05_truncated.pdf"] = upload(api, BAD / "G05_truncated.pdf")["document_id"]
     ids["G07_html_named.pdf"] = upload(api, BAD / "G07_html_named.pdf")["document_id"]
-    ids["hk_legco_sub_710-11_scanned_zh.pdf"] = upload(api, REAL / "hk_legco_sub_710-11_scanned_zh.pdf")["document_id"]
     records = wait_terminal(api, list(ids.values()))
     return {name: records[i] for name, i in ids.items()}
 
@@ -61,7 +61,6 @@ def test_docx_indexes_without_pages(ingested, api):
 @pytest.mark.parametrize("name, words", [
     ("G05_truncated.pdf", ("corrupt", "damaged", "truncated", "incomplete", "cannot be read", "could not")),
     ("G07_html_named.pdf", ("html", "web page")),
-    ("hk_legco_sub_710-11_scanned_zh.pdf", ("scanned",)),
 ])
 def test_bad_files_fail_with_a_readable_reason(ingested, name, words):
     rec = ingested[name]

@@ -2,7 +2,9 @@
 → splitter → embedder): pdfplumber tables in the chunks without an LLM; then, with the stack
 reconfigured to use a local fake OpenAI-compatible vision server, a valid answer is used, a
 second ingest of the same file makes no calls, an answer with an invented number is rejected,
-and a scanned PDF is read by the vision path with its pages flagged."""
+and a scanned PDF is read by the vision path with its pages flagged. Without the vision path the
+scanned PDF is read by local OCR (Tesseract) and a question finds it; with OCR off too it fails
+with its scanned pages listed."""
 from __future__ import annotations
 
 import re
@@ -44,7 +46,37 @@ def vision_metric(name: str) -> float:
     return sum(float(m) for m in re.findall(rf"^{name}(?:{{[^}}]*}})? ([0-9.e+]+)$", text, re.M))
 
 
-def test_scanned_pdf_without_vision_reports_its_scanned_pages(api):
+def test_scanned_pdf_without_vision_is_read_by_ocr_and_found(api):
+    rec = ingest(api, SCANNED, "token")
+    assert rec["status"] == "indexed", rec["error"]
+    assert any("scanned" in w and "1-14" in w for w in rec["warnings"]), rec["warnings"]
+    cs = chunks(api, rec["document_id"])
+    assert {c["page_number"] for c in cs} == set(range(1, 15))
+    assert all(meta(c, "scanned") is True and meta(c, "ocr") is True for c in cs)
+    assert all(0.5 < meta(c, "ocr_confidence") <= 1.0 for c in cs)
+    assert not any("could not be read" in c["text"] for c in cs)
+    # page 1 reads "汽車交通運輸業總工會 ... 對於運輸及物流局 ... 網約車服務的規管細節"
+    r = api.post("/api/v1/query", json={"question": "汽車交通運輸業總工會對網約車服務規管細節有何保留意見？",
+                                        "top_k": 3})
+    assert r.status_code == 200, r.text
+    sources = r.json()["sources"][:3]
+    assert rec["document_id"] in {s["document_id"] for s in sources}, sources
+    hit = next(s for s in sources if s["document_id"] == rec["document_id"])
+    assert meta(hit, "ocr") is True
+    # the page PDF is the original scan (an image page, no text layer added)
+    pdf = api.get(f"/api/v1/documents/{rec['document_id']}/pages/1.pdf")
+    assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
+
+
+@pytest.fixture
+def ocr_off(stack):
+    """The test stack with local OCR switched off for one test; switched on again afterwards."""
+    stack.reconfigure({"OCR_ENABLED": "false"})
+    yield
+    stack.reconfigure({"OCR_ENABLED": "true"})
+
+
+def test_scanned_pdf_without_vision_or_ocr_reports_its_scanned_pages(api, ocr_off):
     rec = ingest(api, SCANNED, "token")
     assert rec["status"] == "failed"
     assert "scanned" in rec["error"] and "1-14" in rec["error"], rec["error"]

@@ -9,6 +9,7 @@ import { reflow } from '../lib/reflow';
 import { Lang } from './Lang';
 import { ConfirmDelete } from './ConfirmDelete';
 import { Markdown } from './Markdown';
+import { OcrBadge } from './OcrBadge';
 import { PdfLink } from './PdfLink';
 import { ViewSourceButton } from './SourceViewer';
 
@@ -163,6 +164,7 @@ export function ChunkCard({ chunk, filename, onDelete, deleting }: ChunkCardProp
                 {t('chunks.table')}
               </Badge>
             )}
+            <OcrBadge item={chunk} size="xs" />
             {partLabel && (
               <Badge size="xs" color="gray" variant="outline">
                 {partLabel}

@@ -6,6 +6,7 @@ import type { MatchedBy, Rendition, Source } from '../types';
 import { contentLang } from '../lib/contentLang';
 import { formatScore, pageRangeLabel } from '../lib/format';
 import { Lang } from './Lang';
+import { OcrBadge } from './OcrBadge';
 import { PdfLink } from './PdfLink';
 import { ScopeBadge } from './ScopeBadge';
 import { ViewSourceButton } from './SourceViewer';
@@ -162,6 +163,7 @@ export function SourceList({ sources, title }: { sources: Source[]; title?: stri
                 <Group gap="xs" wrap="wrap">
                   <ScopeBadge item={source} />
                   <MatchBadge matchedBy={source.matched_by} />
+                  <OcrBadge item={source} />
                   <Badge variant="light" color="teal" title={t('sources.scoreTitle')}>
                     {t('sources.score', { score: formatScore(source.score) })}
                   </Badge>

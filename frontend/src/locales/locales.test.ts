@@ -100,6 +100,7 @@ describe('locale files', () => {
         'language.en',
         'language.zh-HK',
         'nav.ltt.label',
+        'ocr.label', // "OCR" is what the badge says in Hong Kong Chinese too
         'progress.count',
       ].sort(),
     );
