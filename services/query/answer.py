@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import re
 
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, omit
 from openai.types.chat import ChatCompletionMessageParam
 
 from services.query.coverage import CoverageParams, SourceEvidence, assess, is_covered
@@ -69,7 +69,8 @@ def direct_markdown(direct: DirectAnswer, related: list[RelatedQuestion]) -> str
 
 
 async def llm_answer(settings: Settings, question: str, sources: list[Source], texts: list[str]) -> str:
-    """Ask the configured chat model for an answer citing ``sources`` as [n].
+    """Ask the configured chat model for an answer citing ``sources`` as [n], at most
+    ``llm_max_tokens`` tokens long (0: no ``max_tokens`` sent).
 
     Raises:
         openai.APIError: the endpoint failed (the caller falls back to extractive).
@@ -82,7 +83,8 @@ async def llm_answer(settings: Settings, question: str, sources: list[Source], t
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": f"Sources:\n\n{context}\n\nQuestion: {question}"}]
     resp = await call_with_retry(settings, lambda: client.chat.completions.create(
-        model=settings.llm_model, temperature=0.1, messages=messages), attempts=settings.llm_retry_attempts)
+        model=settings.llm_model, temperature=0.1, messages=messages,
+        max_tokens=settings.llm_max_tokens or omit), attempts=settings.llm_retry_attempts)
     return (resp.choices[0].message.content or "").strip()
 
 
