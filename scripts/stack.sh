@@ -9,7 +9,9 @@
 #   scripts/stack.sh restart NAME   restart one program (e.g. embedder: all its replicas; embedder:embedder-1: one)
 #   scripts/stack.sh ports STAGE    the /metrics ports of a stage's replicas (stage_ports)
 # Env: LEGCO_VAR (data + logs, default var/), PORT_OFFSET (added to every port; tests use
-# 10000 so they never collide with a running `make up`), LLM_*/EMBEDDINGS_* pass through
+# 10000 so they never collide with a running `make up`), LLM_* (LLM_BASE_URL, LLM_MODEL,
+# LLM_API_KEY, LLM_TIMEOUT_S, LLM_RETRY_ATTEMPTS, LLM_MAX_TOKENS, and QUERY_FORWARD_TIMEOUT_S for a
+# slow local model: `make try-llm`)/EMBEDDINGS_* pass through
 # (EMBEDDINGS_BASE_URL: the ingest side's endpoint, default the local e5 server; questions keep e5-query).
 # PARSER_WORKERS, VISION_WORKERS (the table stage; alias TABLES_WORKERS), SPLITTER_WORKERS,
 # EMBEDDER_WORKERS (each 1-10, at most KAFKA_TOPIC_PARTITIONS, default 1): replicas of each worker
@@ -139,14 +141,14 @@ write_conf() {
   local common_env="KAFKA_BOOTSTRAP=\"$KAFKA_BOOTSTRAP\",MINIO_ENDPOINT=\"$MINIO_ENDPOINT\",MINIO_ACCESS_KEY=\"$MINIO_ACCESS_KEY\",MINIO_SECRET_KEY=\"$MINIO_SECRET_KEY\",CHROMA_HOST=\"$CHROMA_HOST\",CHROMA_PORT=\"$CHROMA_PORT\",EMBEDDINGS_BASE_URL=\"${EMBEDDINGS_BASE_URL:-http://127.0.0.1:$E5_PORT/v1}\",QUERY_SERVICE_URL=\"http://127.0.0.1:$QUERY_PORT\",PROMETHEUS_URL=\"http://127.0.0.1:$PROM_PORT\",GATEWAY_PORT=\"$GATEWAY_PORT\",PYTHONPATH=\"$repo\""
   local name  # written explicitly (not just inherited) so re-running `up` with new values applies them
   for name in VISION_ENABLED VISION_BASE_URL VISION_MODEL VISION_API_KEY RASTER_DPI OCR_ENABLED OCR_LANGS SPLITTER_INPUT_TOPIC \
-              ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
+              QUERY_FORWARD_TIMEOUT_S ALLOWED_HOSTS MAX_UPLOAD_BYTES OUTAGE_LIMIT_S \
               DELETION_CHECK_INTERVAL_S RECONCILE_INTERVAL_S RECONCILE_GRACE_S REINDEX_SETTLE_S REINDEX_KEEP_OLD_S; do
     if [ -n "${!name+x}" ]; then common_env="$common_env,$name=\"${!name}\""; fi
   done
   # the chat LLM's settings go only to the services that ask it (the splitter's verification pass,
   # the query service's answers), so changing them restarts those two and nothing else
   local llm_env=""
-  for name in LLM_BASE_URL LLM_MODEL LLM_API_KEY LLM_TIMEOUT_S LLM_RETRY_ATTEMPTS QA_VERIFICATION_MODEL; do
+  for name in LLM_BASE_URL LLM_MODEL LLM_API_KEY LLM_TIMEOUT_S LLM_RETRY_ATTEMPTS LLM_MAX_TOKENS QA_VERIFICATION_MODEL; do
     if [ -n "${!name+x}" ]; then llm_env="$llm_env,$name=\"${!name}\""; fi
   done
   (umask 077  # the file holds the MinIO credentials

@@ -112,6 +112,10 @@ class Settings(BaseSettings):
     llm_api_key: str = ""
     llm_model: str = ""
     llm_timeout_s: float = 60.0
+    # The answer's length cap in tokens (``max_tokens`` of the chat request; 0: none, the
+    # endpoint's own default). A local model on a CPU needs one, so that a time-out can be set
+    # from its measured speed (`make try-llm`, bench/try_llm.py).
+    llm_max_tokens: int = Field(0, ge=0)
     llm_retry_attempts: int = 2          # answers (shared.retry policy)
     llm_check_retry_attempts: int = 1    # the optional Q&A boundary check
     # the Q&A verification pass (services/splitter/verification.py): its model (empty: llm_model)

@@ -48,6 +48,7 @@ class FakeVisionServer:
         self.answer = answer
         self.text_answer = text_answer  # the reply to a request without an image (a chat question)
         self.text_requests: list[str] = []  # the last message of each request without an image
+        self.text_bodies: list[dict[str, object]] = []  # the whole JSON body of each of those requests
         self.delay_s = delay_s
         self.image_calls = 0
         self.calls = 0
@@ -85,6 +86,7 @@ class FakeVisionServer:
                     answer = fake.answer if has_png else fake.text_answer
                     if not has_png and body.get("messages"):
                         fake.text_requests.append(str(body["messages"][-1].get("content", "")))
+                        fake.text_bodies.append(body)
                 fake.gate.wait()
                 started = time.monotonic()
                 time.sleep(fake.delay_s)

@@ -14,7 +14,7 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, omit
 from openai.types.chat import ChatCompletionMessageParam
 
 from services.query.coverage import CoverageParams, SourceEvidence, assess, is_covered
@@ -77,7 +77,8 @@ def direct_markdown(direct: DirectAnswer, related: list[RelatedQuestion]) -> str
 async def llm_answer_tokens(settings: Settings, question: str, sources: list[Source],
                             texts: list[str]) -> AsyncIterator[str]:
     """Ask the configured chat model for an answer citing ``sources`` as [n]; yields the answer's
-    text as it is generated (OpenAI ``stream=True`` deltas, in order; empty deltas skipped).
+    text as it is generated (OpenAI ``stream=True`` deltas, in order; empty deltas skipped), at
+    most ``llm_max_tokens`` tokens long (0: no ``max_tokens`` sent).
 
     Making the request is retried under ``LLM_RETRY_ATTEMPTS`` (``shared.retry``); a stream that
     breaks after it started is not (its tokens were already sent).
@@ -93,7 +94,8 @@ async def llm_answer_tokens(settings: Settings, question: str, sources: list[Sou
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": f"Sources:\n\n{context}\n\nQuestion: {question}"}]
     stream = await call_with_retry(settings, lambda: client.chat.completions.create(
-        model=settings.llm_model, temperature=0.1, messages=messages, stream=True),
+        model=settings.llm_model, temperature=0.1, messages=messages, stream=True,
+        max_tokens=settings.llm_max_tokens or omit),
         attempts=settings.llm_retry_attempts)
     async with stream:
         async for chunk in stream:

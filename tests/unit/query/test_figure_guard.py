@@ -52,16 +52,29 @@ def hit(chunk_id: str, score: float, text: str, qa: bool = False) -> Hit:
     return Hit(Source.model_validate(fields), text)
 
 
-def ask(llm_reply: str) -> tuple:
+def ask(llm_reply: str, bodies: list[dict[str, object]] | None = None, **settings_kw: object) -> tuple:
+    """The response to the question with the fake LLM answering ``llm_reply``, and its calls;
+    ``bodies`` collects the chat requests' JSON bodies."""
     fake = FakeVisionServer(text_answer=llm_reply).start()
     try:
-        settings = Settings(llm_base_url=fake.base_url, llm_model="fake", llm_retry_attempts=1)
+        settings = Settings(llm_base_url=fake.base_url, llm_model="fake", llm_retry_attempts=1, **settings_kw)
         pair = "問 A1：受影響人口有多少？\n答 A1：受影響人口約 15 萬人，安置屋邨於 2027 年落成。"
         hits = [hit("a", 0.9, pair, qa=True),
                 hit("b", 0.6, "第二期收地於 2023 年刊憲。")]
         return asyncio.run(compose_answer(settings, "受影響人口有多少？", hits, params=PARAMS)), fake.calls
     finally:
         fake.stop()
+        if bodies is not None:
+            bodies += fake.text_bodies
+
+
+def test_the_answer_length_cap_is_sent_only_when_set():
+    capped: list[dict[str, object]] = []
+    uncapped: list[dict[str, object]] = []
+    ask(f"{ANSWER} [1]", capped, llm_max_tokens=300)
+    ask(f"{ANSWER} [1]", uncapped)
+    assert [b.get("max_tokens") for b in capped] == [300]
+    assert ["max_tokens" in b for b in uncapped] == [False]  # 0: the endpoint's own default
 
 
 def test_an_answer_with_an_invented_figure_is_replaced_and_flagged():
