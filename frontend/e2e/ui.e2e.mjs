@@ -168,6 +168,17 @@ function translator(lang) {
 
 // --- Helpers that do not depend on the language.
 
+/**
+ * The final QueryResponse of a `POST /api/v1/query/stream` response (the app asks that route):
+ * the data of its `done` event, read once the whole stream has arrived.
+ */
+async function finalAnswer(response) {
+  const events = (await response.text()).split(/\r?\n\r?\n/);
+  const done = events.find((e) => /^event: done$/m.test(e));
+  check(done, `the answer stream ended without a done event: ${events.map((e) => e.split(/\r?\n/)[0]).join(', ')}`);
+  return JSON.parse(done.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n'));
+}
+
 async function screenshot(page, name, viewport) {
   await page.setViewportSize(viewport);
   // Let Mantine's responsive layout settle after the resize.
@@ -619,12 +630,12 @@ async function run(page, t, state, first) {
   const box = page.getByRole('textbox', { name: t('ask.question'), exact: true });
   await box.fill(query.query);
   const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/api/v1/query') && r.request().method() === 'POST',
+    page.waitForResponse((r) => r.url().endsWith('/api/v1/query/stream') && r.request().method() === 'POST',
       { timeout: 60_000 }),
     box.press('Enter'),
   ]);
   check(answer.status() === 200, `query returned HTTP ${answer.status()}: ${await answer.text()}`);
-  const answered = await answer.json();
+  const answered = await finalAnswer(answer);
   check(answered.covered !== false, `"${query.query}" came back not covered (coverage value ` +
     `${answered.coverage?.value?.toFixed?.(3)}, threshold ${answered.coverage?.threshold})`);
   await page.getByRole('heading', { name: t('answer.title'), level: 2, exact: true }).waitFor();
@@ -785,11 +796,11 @@ async function run(page, t, state, first) {
   const unanswerable = fireworks('zh');
   await box.fill(unanswerable);
   const [unanswered] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/api/v1/query') && r.request().method() === 'POST', { timeout: 60_000 }),
+    page.waitForResponse((r) => r.url().endsWith('/api/v1/query/stream') && r.request().method() === 'POST', { timeout: 60_000 }),
     box.press('Enter'),
   ]);
   check(unanswered.status() === 200, `query returned HTTP ${unanswered.status()}`);
-  const notCovered = await unanswered.json();
+  const notCovered = await finalAnswer(unanswered);
   check(notCovered.covered === false, `"${unanswerable}" came back covered (coverage value ` +
     `${notCovered.coverage?.value?.toFixed?.(3)}, threshold ${notCovered.coverage?.threshold})`);
   await page.getByRole('heading', { name: `${t('answer.questionPrefix')}${unanswerable}`, exact: true }).waitFor();
@@ -811,7 +822,7 @@ async function run(page, t, state, first) {
   check(entryTexts[0].toLowerCase().includes(t('answer.notCovered').toLowerCase()) && entryTexts[1].includes(query.expected_qa_id),
     `history entries do not say "${t('answer.notCovered')}" and ${query.expected_qa_id}: ${entryTexts.join(' | ')}`);
   let asked = 0;
-  const countQueries = (r) => { if (r.url().endsWith('/api/v1/query')) asked++; };
+  const countQueries = (r) => { if (r.url().endsWith('/api/v1/query/stream')) asked++; };
   page.on('request', countQueries);
   await entries.nth(1).getByRole('button').click();
   await questionHeading.waitFor();
@@ -1303,11 +1314,11 @@ async function keyboardOnly(page, t) {
   await page.keyboard.type(query.query);
   check((await box.inputValue()) === query.query, `the question box holds "${await box.inputValue()}"`);
   const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/api/v1/query') && r.request().method() === 'POST', { timeout: 60_000 }),
+    page.waitForResponse((r) => r.url().endsWith('/api/v1/query/stream') && r.request().method() === 'POST', { timeout: 60_000 }),
     page.keyboard.press('Enter'),
   ]);
   check(answer.status() === 200, `keyboard query returned HTTP ${answer.status()}`);
-  check((await answer.json()).covered !== false, `"${query.query}" came back not covered`);
+  check((await finalAnswer(answer)).covered !== false, `"${query.query}" came back not covered`);
   await page.getByRole('heading', { name: `${t('answer.questionPrefix')}${query.query}`, exact: true }).waitFor();
   const sourcesRegion = page.getByRole('region', { name: t.rx('sources.heading', { title: t('sources.title') }) });
   const firstSource = sourcesRegion.getByRole('listitem').first();

@@ -106,15 +106,20 @@ def furniture_lines(page_lines: list[list[str]]) -> list[set[int]]:
 def strip_furniture(doc: ParsedDocument) -> list[str]:
     """Each page's text (``doc.pages`` order) without its furniture lines, the other lines as
     extracted (not normalised; blank lines left at either end dropped); a page without furniture,
-    and a DOCX/TXT text, unchanged.
+    a page that would be left empty (its whole text repeated on every page, e.g. a vision
+    answer), and a DOCX/TXT text, unchanged. Markdown table rows are never furniture.
     The token strategy chunks these, as :func:`build_body` strips the same lines for the
     question strategy."""
     if doc.file_type != "pdf":
         return [p.text for p in doc.pages]
     page_lines = [p.text.split("\n") for p in doc.pages]
     drop = furniture_lines(page_lines)
-    return [p.text if not skip else _without(lines, skip)
-            for p, lines, skip in zip(doc.pages, page_lines, drop, strict=True)]
+    out = []
+    for p, lines, skip in zip(doc.pages, page_lines, drop, strict=True):
+        skip = {i for i in skip if not lines[i].lstrip().startswith("|")}  # a table's repeated header row stays
+        kept = _without(lines, skip) if skip else p.text
+        out.append(kept if kept.strip() else p.text)  # furniture never empties a page
+    return out
 
 
 def _without(lines: list[str], skip: set[int]) -> str:
