@@ -28,42 +28,10 @@ from shared.events import DocumentParsed, DocumentTablesDone, PageTablesDone
 from shared.models import ParsedDocument
 from shared.settings import Settings
 from tests.conftest import CORPUS
+from tests.memory_store import MemoryStore
 
 SCANNED = CORPUS / "real" / "hk_legco_sub_710-11_scanned_zh.pdf"
 PAGES = 2  # of 14: each page is several seconds of OCR
-
-
-class MemoryStore:
-    """The object store calls the table stage makes, in memory (every document is live)."""
-
-    def __init__(self) -> None:
-        self.objects: dict[str, Any] = {}
-
-    def document_live(self, document_id: str) -> bool:
-        return True
-
-    def exists(self, key: str) -> bool:
-        return key in self.objects
-
-    def get_json(self, key: str) -> Any:
-        if key not in self.objects:
-            raise KeyError(key)
-        obj = self.objects[key]
-        return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
-
-    def put_json(self, key: str, obj: Any) -> None:
-        self.objects[key] = obj
-
-    def get_bytes(self, key: str) -> bytes:
-        if key not in self.objects:
-            raise KeyError(key)
-        return bytes(self.objects[key])
-
-    def put_bytes(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
-        self.objects[key] = data
-
-    def list_keys(self, prefix: str, recursive: bool = True) -> Iterator[str]:
-        return iter([k for k in list(self.objects) if k.startswith(prefix)])
 
 
 @pytest.fixture(scope="module")

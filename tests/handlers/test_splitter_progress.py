@@ -17,29 +17,8 @@ from shared import storage
 from shared.events import DocumentTablesDone, ProgressEvent
 from shared.settings import Settings
 from tests.fake_vision import FakeVisionServer
+from tests.memory_store import MemoryStore
 from tests.unit.splitter.test_splitter_verification import EXPECTED, doc
-
-
-class MemoryStore:
-    """The object store calls the splitter's handler makes, in memory (the document is live)."""
-
-    def __init__(self) -> None:
-        self.objects: dict[str, Any] = {}
-
-    def document_live(self, document_id: str) -> bool:
-        return True
-
-    def exists(self, key: str) -> bool:
-        return key in self.objects
-
-    def get_json(self, key: str) -> Any:
-        if key not in self.objects:
-            raise KeyError(key)
-        obj = self.objects[key]
-        return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
-
-    def put_json(self, key: str, obj: Any) -> None:
-        self.objects[key] = obj
 
 
 @pytest.fixture()

@@ -19,6 +19,7 @@ from shared import storage
 from shared.events import DocumentTablesDone
 from shared.models import BoxLine, Chunk, ChunkSet, Highlight, PageBoxes
 from shared.settings import Settings
+from tests.memory_store import MemoryStore as Store
 
 CORPUS = (Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus").resolve()
 E_PDF = CORPUS / "fixtures" / "E_基礎設施.pdf"
@@ -165,20 +166,6 @@ def test_chunks_without_pages_or_layers_get_none():
     chunk.page_number = 1
     add_highlights([chunk], {1: _layer(1, ["abc def ghi"])})
     assert chunk.highlights == [Highlight(page=1, rects=[(50.0, 100.0, 160.0, 112.0)], texts=["abc def ghi"])]
-
-
-class Store:
-    def __init__(self) -> None:
-        self.objects: dict[str, Any] = {}
-
-    def get_json(self, key: str) -> Any:
-        if key not in self.objects:
-            raise KeyError(key)
-        obj = self.objects[key]
-        return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
-
-    def put_json(self, key: str, obj: Any) -> None:
-        self.objects[key] = obj
 
 
 def _event(boxes_prefix: str | None) -> DocumentTablesDone:
