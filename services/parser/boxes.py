@@ -13,7 +13,7 @@ text, ~4 KB of JSON per page).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -30,7 +30,7 @@ RUN_GAP_LINE_HEIGHTS = 1.5
 _LINE_BREAKS = {"\r", "\n"}
 
 
-def _to_display(page: pdfium.PdfPage) -> tuple[Point, float, float]:
+def display_mapping(page: pdfium.PdfPage) -> tuple[Point, float, float]:
     """A mapping from PDF user space (origin bottom-left, y up) to the displayed page (origin
     top-left, y down, crop box and rotation applied), and the displayed width and height."""
     x0, y0, x1, y1 = page.get_cropbox()
@@ -83,11 +83,42 @@ class _Run:
         return BoxLine(o=self.offset + start, t="".join(chars), b=(_r(bx0), _r(by0), _r(bx1), _r(by1)), x=xs)
 
 
-def page_boxes(page: pdfium.PdfPage, page_number: int) -> PageBoxes:
+_HIGH, _LOW = 0xD800, 0xDC00  # the first high and low UTF-16 surrogates
+
+
+def _char(codes: list[int], i: int) -> str:
+    """The character PDFium reports at index ``i`` of a page whose UTF-16 code units are
+    ``codes``: U+0002 (PDFium's line-end hyphen) as ``-``; a high surrogate followed by a low
+    one as the supplementary-plane character the pair encodes (PDFium gives such a character two
+    indices, e.g. 𨋢 U+282E2 as D860 DEE2); a lone surrogate or an impossible code as U+FFFD,
+    which, unlike a surrogate, can be written as UTF-8 (JSON)."""
+    code = codes[i]
+    if code == 2:
+        return "-"
+    if _HIGH <= code < _LOW and i + 1 < len(codes) and _LOW <= codes[i + 1] <= 0xDFFF:
+        return chr(0x10000 + ((code - _HIGH) << 10) + (codes[i + 1] - _LOW))
+    if 0 < code < 0x110000 and not _HIGH <= code <= 0xDFFF:
+        return chr(code)
+    return "\ufffd"
+
+
+def page_chars(textpage: pdfium.PdfTextPage) -> list[tuple[int, str]]:
+    """``(PDFium character index, character)`` of each character of a page's text in PDFium's
+    order (see ``_char``): a supplementary-plane character is one item, at the index of its
+    first half."""
+    codes = [pdfium_c.FPDFText_GetUnicode(textpage.raw, i) for i in range(textpage.count_chars())]
+    return [(i, _char(codes, i)) for i, code in enumerate(codes)
+            if not (_LOW <= code <= 0xDFFF and i > 0 and _HIGH <= codes[i - 1] < _LOW)]
+
+
+def page_boxes(page: pdfium.PdfPage, page_number: int, fixes: Mapping[int, str] | None = None) -> PageBoxes:
     """The position layer of one page (``page_number`` 1-based): its runs in PDFium's text
     order, a new run at each line break PDFium reports, at a change of baseline, and at a gap
-    wider than ``RUN_GAP_LINE_HEIGHTS`` line heights."""
-    to_display, width, height = _to_display(page)
+    wider than ``RUN_GAP_LINE_HEIGHTS`` line heights. A supplementary-plane character is one
+    character of its run (PDFium counts it as two: ``BoxLine.o`` stays PDFium's offset).
+    ``fixes``: PDFium character index -> the character to store there instead (a character the
+    page's font maps wrongly, read from its shape: ``glyphmap.check_glyphs``)."""
+    to_display, width, height = display_mapping(page)
     textpage = page.get_textpage()
     lines: list[BoxLine] = []
     try:
@@ -97,9 +128,9 @@ def page_boxes(page: pdfium.PdfPage, page_number: int) -> PageBoxes:
             if run is not None and (line := run.line()) is not None:
                 lines.append(line)
 
-        for i in range(textpage.count_chars()):
-            code = pdfium_c.FPDFText_GetUnicode(textpage.raw, i)
-            char = "-" if code == 2 else chr(code) if 0 < code < 0x110000 else "\ufffd"
+        for i, char in page_chars(textpage):
+            if fixes and i in fixes:
+                char = fixes[i]
             if char in _LINE_BREAKS:
                 close()
                 run = None
@@ -127,16 +158,22 @@ def page_boxes(page: pdfium.PdfPage, page_number: int) -> PageBoxes:
     return PageBoxes(page=page_number, width=_r(width), height=_r(height), lines=lines)
 
 
-def extract_page_boxes(data: bytes) -> dict[int, PageBoxes]:
+#: Called with each page (1-based number, the open PDFium page) before its layer is made; returns
+#: the page's ``page_boxes`` fixes or None (``glyphmap.GlyphChecker``).
+PageHook = Callable[[int, pdfium.PdfPage], Mapping[int, str] | None]
+
+
+def extract_page_boxes(data: bytes, fixes: PageHook | None = None) -> dict[int, PageBoxes]:
     """The position layer of every page of the PDF in ``data`` that has text, by 1-based page
     number. A PDF PDFium cannot read gives ``{}`` (the layer is an aid: no highlights, no
-    failure); so does a page it cannot load."""
-    return dict(iter_page_boxes(data))
+    failure); so does a page it cannot load. ``fixes``: see ``PageHook``."""
+    return dict(iter_page_boxes(data, fixes))
 
 
-def iter_page_boxes(data: bytes) -> Iterator[tuple[int, PageBoxes]]:
+def iter_page_boxes(data: bytes, fixes: PageHook | None = None) -> Iterator[tuple[int, PageBoxes]]:
     """``extract_page_boxes`` one page at a time: ``(1-based page, PageBoxes)`` for each page
-    with text, in page order, so a caller that writes each layer away holds one at a time."""
+    with text, in page order, so a caller that writes each layer away holds one at a time.
+    ``fixes`` is called for every page loaded, on the open page, before its layer is made."""
     try:
         doc = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as e:
@@ -150,7 +187,7 @@ def iter_page_boxes(data: bytes) -> Iterator[tuple[int, PageBoxes]]:
                 log.info("no position layer for page %d: %s", i + 1, e)
                 continue
             try:
-                boxes = page_boxes(page, i + 1)
+                boxes = page_boxes(page, i + 1, fixes(i + 1, page) if fixes else None)
             finally:
                 page.close()
             if boxes.lines:

@@ -20,6 +20,7 @@ from shared.settings import Settings
 from .boxes import iter_page_boxes
 from .columns import column_text
 from .docx import parse_docx
+from .glyphmap import GlyphChecker
 from .isolation import TimeLimit, run_isolated
 from .pages import split_pdf_pages
 from .pdf import extract_pdf_text
@@ -110,13 +111,17 @@ def parse_into(data: bytes, filename: str, document_id: str, settings: Settings,
             sink.page_pdf(n, pdf)
         # pages with no text in pages.json (scanned, garbled) get no layer: nothing to mark
         with_text = {p.page_number for p in pages if p.text.strip()}
+        # characters the fonts map wrongly, checked on each page as the layer pass loads it: the
+        # page text (in ``pages``) and its layer are repaired before the columns are read
+        glyphs = GlyphChecker(pages, settings)
         columns = False
-        for n, boxes in iter_page_boxes(data):
+        for n, boxes in iter_page_boxes(data, glyphs):
             if n in with_text:
                 sink.page_boxes(n, boxes)
                 columns = _read_by_columns(pages, n, boxes) or columns
         if columns and "pypdfium2" not in extractor:
             extractor += "+pypdfium2"
+        warnings.extend(glyphs.warnings())
     elif sniffed.file_type == "docx":
         pages, extractor = [parse_docx(data, settings)], "python-docx"
     else:

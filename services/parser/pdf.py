@@ -157,18 +157,22 @@ def _consider_fallback(read: _PageRead, alt: RawPage, alt_source: str, threshold
 
 
 def _warnings(page_count: int, scanned: list[int], garbled: list[int], blank: list[int], repaired: list[int],
-              fallback_name: str, primary_name: str) -> list[str]:
-    """The user-facing sentences about scanned, garbled, blank and repaired pages (1-based)."""
+              fallback_name: str, primary_name: str, scans_readable: bool = False) -> list[str]:
+    """The user-facing sentences about scanned, garbled, blank and repaired pages (1-based).
+    ``scans_readable``: the table stage reads scanned and garbled pages from their images
+    (``Settings.scans_readable``: local OCR or the vision path), so the sentences say so rather
+    than that OCR is needed."""
     warnings: list[str] = []
     if scanned:
         warnings.append(
             f"{_plural(scanned)} of {page_count} look scanned (images with little or no text layer); "
-            "they need OCR to be searchable."
+            + ("their text is read from the page images (OCR), which can misread characters."
+               if scans_readable else "they need OCR to be searchable, and OCR is off.")
         )
     if garbled:
         warnings.append(
             f"{_plural(garbled)}: the text layer is garbled (fonts without a character mapping); "
-            "needs OCR."
+            + ("read from the page images (OCR) instead." if scans_readable else "needs OCR, and OCR is off.")
         )
     if blank:
         warnings.append(f"{_plural(blank)} blank (no text).")
@@ -230,7 +234,7 @@ def extract_pdf_text(data: bytes, settings: Settings) -> PdfText:
         )
 
     warnings = _warnings(len(pages), scanned, garbled, blank, repaired,
-                         fallback.backend.name if fallback else "", primary.name)
+                         fallback.backend.name if fallback else "", primary.name, settings.scans_readable)
     order = [b for b in (primary.name, fallback_backend.name if fallback_backend else "") if b in used]
     extractor = "+".join(order) if order else primary.name
     return PdfText(pages=pages, extractor=extractor, warnings=warnings)

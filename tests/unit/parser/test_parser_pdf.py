@@ -7,6 +7,7 @@ from services.parser.pdf import extract_pdf_text, format_pages, scan_threshold_c
 from services.parser.pdf_backends import read_pdfium, read_pypdf
 from services.parser.textquality import garble_score, normalise_text
 from shared.errors import DocumentError
+from shared.settings import Settings
 
 FIXTURE_PAGES = {"A": 6, "B": 5, "E": 13, "L": 15}
 
@@ -75,6 +76,16 @@ def test_real_scanned_submission_is_returned_with_warning(parse_corpus):
     assert all(p.scanned for p in out.pages)
     assert sum(len(p.text.replace(" ", "").replace("\n", "")) for p in out.pages) == 23
     assert any("1-14" in w and "OCR" in w for w in out.warnings)
+
+
+def test_scanned_pages_warning_says_whether_ocr_reads_them(corpus):
+    """With the table stage's OCR on (the default) the pages are read, so the warning must not
+    say they still need OCR; with it off it says OCR is off."""
+    data = (corpus / "real" / "hk_legco_sub_710-11_scanned_zh.pdf").read_bytes()
+    on = [w for w in extract_pdf_text(data, Settings()).warnings if "look scanned" in w]
+    off = [w for w in extract_pdf_text(data, Settings(ocr_enabled=False)).warnings if "look scanned" in w]
+    assert len(on) == 1 and "read from the page images (OCR)" in on[0] and "need OCR" not in on[0]
+    assert len(off) == 1 and "need OCR to be searchable, and OCR is off" in off[0]
 
 
 def test_policy_address_garbled_pypdf_pages_come_from_pdfium(parse_corpus):
