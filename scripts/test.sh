@@ -21,7 +21,12 @@ if { [ "$what" = all ] || [ "$what" = frontend ]; } && [ -f frontend/package.jso
 fi
 if [ "$what" = all ] || [ "$what" = python ]; then
   bash scripts/lint.sh || status=$?
-  "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 --durations=25 tests || status=$?
+  # LEGCO_TEST_WORKERS processes (pytest-xdist), each given whole test files and a test stack of
+  # its own on shifted ports (tests/conftest.py): the end-to-end tests spend much of their time
+  # waiting (outages, restarts, polling), so two share the 2 cores well. 1 = one process, no xdist.
+  workers=${LEGCO_TEST_WORKERS:-2}
+  xdist=(); [ "$workers" -gt 1 ] && xdist=(-n "$workers" --dist loadfile)
+  "$LEGCO_CACHE/venv/bin/python" -m pytest -p no:cacheprovider --timeout=1800 --durations=25 "${xdist[@]}" tests || status=$?
 fi
 if [ -n "$fe_pid" ]; then
   fe_status=0

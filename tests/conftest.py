@@ -15,6 +15,17 @@ REAL = CORPUS / "real"
 FIXTURES = CORPUS / "fixtures"
 BAD = CORPUS / "bad"
 
+# Under pytest-xdist (`make test` runs LEGCO_TEST_WORKERS processes), worker gwN > 0 shifts its
+# test stacks' ports by N x WORKER_PORT_STEP, so each worker has a stack of its own. The step is
+# larger than a stack's port span (8000-9100) plus the offsets the tests add for their extra
+# stacks (brokers +500, chaos +700, reindex +1050). Set here, before tests/infra.py reads it.
+WORKER_PORT_STEP = 2500
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker.startswith("gw") and _worker[2:].isdigit() and int(_worker[2:]) > 0:
+    # the base is kept aside, so importing this module twice shifts once
+    _base = os.environ.setdefault("LEGCO_TEST_BASE_PORT_OFFSET", os.environ.get("LEGCO_TEST_PORT_OFFSET", "10000"))
+    os.environ["LEGCO_TEST_PORT_OFFSET"] = str(int(_base) + WORKER_PORT_STEP * int(_worker[2:]))
+
 
 @pytest.fixture(scope="session")
 def stack():

@@ -311,7 +311,7 @@ def test_ten_concurrent_uploads_of_one_filename_leave_the_last_one_and_no_orphan
                "stats": len(vectors.stats.get(where=where, include=[])["ids"]),
                "objects": sum(len(list(store.list_keys(f"documents/{i}/"))) for i in others)}
     manifests = [k for k in store.list_keys("documents/") if k.endswith("/manifest.json")
-                 and store.get_json(k)["filename"] == name]
+                 and store.get_json(k).get("filename") == name]
     stored = vectors.count_document(survivor["document_id"])
     print(f"\n10 concurrent uploads: survivor {survivor['document_id']} with {survivor['chunk_count']} chunks "
           f"({stored} in Chroma); orphans of the other 9: {orphans}; manifests of {name}: {len(manifests)}")
