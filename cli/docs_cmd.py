@@ -1,4 +1,4 @@
-"""``legco docs [--json]``: list the documents with status, strategy and chunk count."""
+"""``legco docs [--json]``: list the documents with department, status, strategy and chunk count."""
 from __future__ import annotations
 
 import argparse
@@ -21,15 +21,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def print_documents(listing: dict[str, Any]) -> None:
-    """Print one table row per document and the totals."""
+    """Print one table row per document and the totals. ``department``: the document's
+    department, ``shared`` for the shared library (an admin's listing spans every department)."""
     table = Table(show_edge=False, pad_edge=False)
-    for col in ("filename", "status", "stage", "strategy", "pages", "chunks", "uploaded", "id"):
+    for col in ("filename", "department", "status", "stage", "strategy", "pages", "chunks", "uploaded", "id"):
         table.add_column(col, justify="right" if col in ("pages", "chunks") else "left")
     for d in listing.get("documents", []):
         strategy = d.get("strategy", "")
         if d.get("strategy_used") and d["strategy_used"] != strategy:
             strategy += f"→{d['strategy_used']}"
-        table.add_row(d.get("filename", ""), d.get("status", ""), d.get("stage", ""), strategy,
+        department = "shared" if d.get("visibility") == "shared" else d.get("department", "")
+        table.add_row(d.get("filename", ""), department, d.get("status", ""), d.get("stage", ""), strategy,
                       str(d.get("page_count") or ""), str(d.get("chunk_count", 0)),
                       (d.get("upload_date") or "")[:19].replace("T", " "), d.get("document_id", ""))
     console = Console() if sys.stdout.isatty() else Console(width=200)

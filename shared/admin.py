@@ -25,6 +25,7 @@ from typing import Any
 
 from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+from aiokafka.errors import InvalidPartitionsError
 
 from shared import topics
 from shared.settings import Settings, get_settings
@@ -100,15 +101,45 @@ async def grow_partitions(admin: AIOKafkaAdminClient, wanted: Mapping[str, int],
     ``deleted`` by reading the document's state in Chroma; the gateway's progress fold never
     moves a terminal status back (a non-terminal stage may show one step behind until the
     document's next event). The audit log keeps its one partition (``topics.TOPIC_PARTITIONS``).
+
+    A count read before another grow has reached this broker's metadata is not an error: the
+    broker's refusal ("not an increase") is checked against a fresh count.
+
+    Raises:
+        aiokafka.errors.InvalidPartitionsError: the broker refused a grow and the topic still
+            has fewer partitions than wanted after 5 s.
     """
     have = await _partitions_of(admin, sorted(t for t in wanted if t in existing))
-    grow = {t: (n, wanted[t]) for t, n in have.items() if n < wanted[t]}
-    if grow:
-        await admin.create_partitions({t: NewPartitions(total_count=after) for t, (_, after) in grow.items()})
-        for t, (before, after) in sorted(grow.items()):
-            log.warning("topic %s grown from %d to %d partitions (new events of a key may go to another "
-                        "partition than its earlier ones)", t, before, after)
-    return grow
+    grown: dict[str, tuple[int, int]] = {}
+    for t, before in sorted(have.items()):
+        after = wanted[t]
+        if before >= after:
+            continue
+        try:
+            await admin.create_partitions({t: NewPartitions(total_count=after)})
+        except InvalidPartitionsError:
+            # The metadata read above can lag a grow made a moment earlier (by another admin
+            # run, or this one): the broker refuses a count that is not an increase. Nothing to
+            # do if the topic has at least ``after`` now; anything else is a real refusal.
+            if await _settled_partitions(admin, t, after) >= after:
+                continue
+            raise
+        grown[t] = (before, after)
+        log.warning("topic %s grown from %d to %d partitions (new events of a key may go to another "
+                    "partition than its earlier ones)", t, before, after)
+    return grown
+
+
+async def _settled_partitions(admin: AIOKafkaAdminClient, topic: str, at_least: int,
+                              wait_s: float = 5.0) -> int:
+    """``topic``'s partition count once the cluster's metadata shows at least ``at_least``, or
+    the count it shows after ``wait_s`` seconds."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        n = (await _partitions_of(admin, [topic])).get(topic, 0)
+        if n >= at_least or time.monotonic() > deadline:
+            return n
+        await asyncio.sleep(0.25)
 
 
 async def ensure_topics(settings: Settings) -> list[str]:

@@ -228,7 +228,8 @@ class DeadLetter(EventBase):
 
 
 AuditAction = Literal["upload", "delete", "replace", "chunk_delete", "key_create", "key_revoke", "denied"]
-"""What an audit entry records (``denied``: a request answered 401 or 403)."""
+"""What an audit entry records (``denied``: a request answered 401 or 403, or 404 for a document
+that exists in another department)."""
 
 
 class AuditEvent(BaseModel):

@@ -199,6 +199,14 @@ class Settings(BaseSettings):
     parse_spool_dir: str = ""
     # A PDF page with fewer characters than this per A4-sized area counts as scanned.
     scanned_min_chars_per_page: int = 40
+    # Fonts the parser draws characters with to check a PDF glyph's shape against the character
+    # its font maps it to (services/parser/glyphmap.py): comma-separated font files (a .ttc's
+    # HK face is used, else its TC face, else its first); files that are missing are skipped, and
+    # with none the shapes are not checked. Debian's fonts-noto-cjk.
+    glyph_reference_fonts: Annotated[list[str], NoDecode] = [
+        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
+    ]
 
     # --- chunking --------------------------------------------------------------------
     chunk_size_tokens: int = 1000
@@ -319,13 +327,13 @@ class Settings(BaseSettings):
     # unset: threshold); cosine units. Fitted by bench/abstention.py on bench/calibration/
     # (answerable and unanswerable questions); the defaults are that fit's
     # (services/query/README.md, "Not covered").
-    query_covered_threshold: float = 0.627
-    query_covered_english_threshold: float | None = 0.587
-    query_covered_question_weight: float = 0.25
-    query_covered_terms_weight: float = 0.5
-    query_covered_unknown_weight: float = 0.0
+    query_covered_threshold: float = 0.71
+    query_covered_english_threshold: float | None = 0.65
+    query_covered_question_weight: float = 0.5
+    query_covered_terms_weight: float = 0.7
+    query_covered_unknown_weight: float = 0.2
     query_covered_margin_weight: float = 0.0
-    query_covered_sources: int = Field(3, ge=1)
+    query_covered_sources: int = Field(1, ge=1)
 
     # --- the gateway's housekeeping ------------------------------------------------------
     # Reconciler (services/gateway/reconcile.py): a pass at start and every interval; objects of
@@ -369,6 +377,13 @@ class Settings(BaseSettings):
     def _split_hosts(cls, v: object) -> object:
         if isinstance(v, str):
             return [h.strip().lower() for h in v.split(",") if h.strip()]
+        return v
+
+    @field_validator("glyph_reference_fonts", mode="before")
+    @classmethod
+    def _split_fonts(cls, v: object) -> object:
+        if isinstance(v, str):
+            return [f.strip() for f in v.split(",") if f.strip()]
         return v
 
     @model_validator(mode="after")

@@ -13,6 +13,10 @@ What it fixes (see corpus README "Known extraction quirks"):
 * U+FFFE, which extractors emit for a soft hyphen at a line break ("sub\\ufffecontractor")
   → removed, as is U+00AD (soft hyphen) and the zero-width no-break space U+FEFF.
 * ``\\r\\n`` / ``\\r`` line ends → ``\\n``.
+* Kangxi radicals (U+2F00–U+2FD5) and the two CJK radical supplements with a compatibility
+  decomposition (U+2E9F, U+2EF3) → the ideograph they stand for (``⽴法會`` → ``立法會``):
+  Chromium and some Office exports write them into the text layer for ordinary characters.
+* Latin ligatures (U+FB00–U+FB06: ``ﬁ``, ``ﬀ`` …) → their letters.
 
 Every function maps one character to zero or more characters; :func:`normalize_with_map`
 also returns, for each output character, the index of the input character it came from,
@@ -21,6 +25,7 @@ so callers can keep exact page/offset maps.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from typing import Any
 
@@ -85,15 +90,23 @@ def map_pua(ch: str) -> str:
     return out
 
 
+# Kangxi radicals, the two CJK radical supplements with a compatibility decomposition and the
+# Latin ligatures → their NFKC form (``⽴`` → ``立``, ``ﬁ`` → ``fi``).
+_COMPATIBILITY_FOLDS: dict[str, str] = {
+    chr(cp): unicodedata.normalize("NFKC", chr(cp))
+    for cp in (*range(0x2F00, 0x2FD6), 0x2E9F, 0x2EF3, *range(0xFB00, 0xFB07))
+}
+
+
 def normalize_char(ch: str) -> str:
-    """Normalised replacement for one character (may be ``""``)."""
+    """Normalised replacement for one character (may be ``""``, or two letters for a ligature)."""
     if ch in DROPPED:
         return ""
     if ch == "\r":
         return "\n"
     if "\ue000" <= ch <= "\uf8ff":
         return map_pua(ch)
-    return ch
+    return _COMPATIBILITY_FOLDS.get(ch, ch)
 
 
 def normalize_with_map(text: str) -> tuple[str, list[int]]:
@@ -122,12 +135,13 @@ def _char_table() -> dict[int, str | None]:
         mapped = map_pua(chr(cp))
         if mapped != chr(cp):
             table[cp] = mapped
+    table.update((ord(ch), folded) for ch, folded in _COMPATIBILITY_FOLDS.items())
     return table
 
 
 def normalize_text(text: str) -> str:
     """Normalise extracted text: PUA → HK characters, Word bullets → bullets, soft
-    hyphens dropped, line ends unified to ``\\n``. The same text as
+    hyphens dropped, line ends unified to ``\\n``, Kangxi radicals and Latin ligatures folded. The same text as
     ``normalize_with_map(text)[0]``, without the map (``str.translate``: ~10x faster)."""
     return text.replace("\r\n", "\n").translate(_char_table())
 
@@ -184,7 +198,5 @@ def normalize_for_search(text: str) -> str:
     (:func:`collapse_cjk_spaces`); Simplified → Traditional Chinese (OpenCC ``s2t``).  The stored
     and displayed chunk text is never replaced by this form.
     """
-    import unicodedata
-
     t = unicodedata.normalize("NFKC", normalize_text(text))
     return _s2t(collapse_cjk_spaces(t))

@@ -105,7 +105,8 @@ const SHOT_NARROW = { width: 900, height: 1400 };
 const PHONE = { width: 390, height: 844 };
 // A question no paper answers (bench/calibration/unanswerable.json): the app must say "Not
 // covered", in each interface language. Both interfaces ask the Chinese one (value 0.52-0.60
-// against the threshold 0.946). The English one ("What is the budget for this year's National Day
+// against the threshold 0.946 of 2026-12-02; the thresholds are refitted with bench/abstention.py,
+// services/query/README.md "Not covered"). The English one ("What is the budget for this year's National Day
 // fireworks display?") scored 0.70 against 0.896 on a stack holding only this department's paper,
 // but 0.938 (covered) in a full CI run, where other departments' papers share the collection:
 // a known miss of the English threshold, measured by bench/abstention.py, not a UI behaviour.
@@ -232,7 +233,16 @@ async function axeCheck(page, lang, where) {
 async function checkPhone(page, name, inside = null) {
   await page.setViewportSize(PHONE);
   await page.waitForTimeout(300);
-  const found = await page.evaluate((selector) => {
+  // Let running transitions end first (a toast sliding in from the right after the resize is past
+  // the edge for a moment); endless ones (a spinner) are not waited for, and none longer than 5 s.
+  const settle = () => page.evaluate(() => Promise.race([
+    Promise.all(document.getAnimations()
+      .filter((a) => a.effect?.getTiming?.().iterations !== Infinity)
+      .map((a) => a.finished.catch(() => null))),
+    new Promise((resolve) => setTimeout(resolve, 5000)),
+  ]));
+  await settle();
+  const measure = () => page.evaluate((selector) => {
     const root = document.scrollingElement;
     const width = root.clientWidth;
     const describe = (e) => `<${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? ` class="${e.className.slice(0, 60)}"` : ''}> ` +
@@ -263,6 +273,13 @@ async function checkPhone(page, name, inside = null) {
     return { scrollWidth: root.scrollWidth, clientWidth: width, wide: wide.slice(0, 5), navLink,
       part: !selector || !!document.querySelector(selector) };
   }, inside);
+  let found = await measure();
+  if (found.wide.length) {
+    // A toast that started its exit (sliding out to the right) between the wait and the measure.
+    await page.waitForTimeout(1000);
+    await settle();
+    found = await measure();
+  }
   check(!found.navLink || found.navLink.shown, `${name} at ${PHONE.width}px: the current page's link ` +
     `"${found.navLink?.text}" (${found.navLink?.link}px) is not in view in the header's links (${found.navLink?.box}px wide)`);
   check(found.scrollWidth <= found.clientWidth,

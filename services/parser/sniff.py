@@ -10,6 +10,7 @@ the file really is.
 """
 from __future__ import annotations
 
+import codecs
 import io
 import re
 import zipfile
@@ -143,14 +144,32 @@ def _detect(data: bytes, filename: str) -> tuple[FileType, int] | None:
     return None if kind is None else (kind, 0)
 
 
-def _unrecognised(filename: str) -> DocumentError:
+def _only_symbols(data: bytes) -> bool:
+    """Whether the start of ``data`` (4,096 bytes; a character cut at the end is left out) is
+    printable UTF-8 without a letter or digit (quotation marks, punctuation): text, but no words."""
+    try:
+        head = codecs.getincrementaldecoder("utf-8")().decode(data[:4096], final=False)
+    except UnicodeDecodeError:
+        return False
+    return bool(head.strip()) and all(ch.isprintable() or ch.isspace() for ch in head) \
+        and not any(ch.isalnum() for ch in head)
+
+
+def _unrecognised(filename: str, data: bytes) -> DocumentError:
     """The error for data of no accepted type (a ``.txt`` name: a text in another encoding)."""
+    symbols = _only_symbols(data)
     if _extension(filename) == "txt":
+        if symbols:
+            return DocumentError("The text file holds only symbols and punctuation, no words; "
+                                 "upload the document's text itself.", code="unsupported_encoding")
         return DocumentError(
             "The text file is not in a supported encoding (UTF-8 or Big5), or is not text; "
             "save it as UTF-8 and upload it again.",
             code="unsupported_encoding",
         )
+    if symbols:
+        return _reject(filename, "text of symbols and punctuation only, with no words "
+                                 "(not a PDF, Word or text document)")
     return _reject(filename, "unrecognised binary data (not a PDF, Word or text file)")
 
 
@@ -181,6 +200,6 @@ def sniff(data: bytes, filename: str) -> Sniffed:
         raise DocumentError("The file is empty (0 bytes); upload the document again.", code="empty")
     detected = _detect(data, filename)
     if detected is None:
-        raise _unrecognised(filename)
+        raise _unrecognised(filename, data)
     file_type, offset = detected
     return Sniffed(file_type, _extension_note(filename, file_type), offset)

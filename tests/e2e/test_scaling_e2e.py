@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 
 from shared.admin import grow_partitions
 from tests.conftest import FIXTURES, REPO
@@ -86,6 +86,18 @@ def test_two_replicas_of_every_stage_share_the_work(two_of_each, api, tmp_path: 
     assert all(n > 0 for counts in done.values() for n in counts), done
 
 
+async def shown_with(admin: AIOKafkaAdminClient, topic: str, partitions: int, wait_s: float = 30) -> None:
+    """Wait until the cluster's metadata shows ``topic`` with ``partitions`` partitions (a topic
+    created a moment ago can be missing from it)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        described = await admin.describe_topics([topic])
+        if described and len(described[0].get("partitions") or []) == partitions:
+            return
+        assert time.monotonic() < deadline, f"{topic} never showed with {partitions} partitions"
+        await asyncio.sleep(0.2)
+
+
 def test_admin_grows_a_topic_with_too_few_partitions(stack) -> None:
     name = f"legco.test.grow-{uuid.uuid4().hex[:8]}"
 
@@ -94,6 +106,7 @@ def test_admin_grows_a_topic_with_too_few_partitions(stack) -> None:
         await admin.start()
         try:
             await admin.create_topics([NewTopic(name, num_partitions=2, replication_factor=1)])
+            await shown_with(admin, name, 2)
             grown = await grow_partitions(admin, {name: 5}, {name})
             again = await grow_partitions(admin, {name: 3}, {name})  # never shrunk, nothing to do
             described = await admin.describe_topics([name])
@@ -104,3 +117,41 @@ def test_admin_grows_a_topic_with_too_few_partitions(stack) -> None:
 
     grown, again, partitions = asyncio.run(run())
     assert grown == {name: (2, 5)} and again == {} and partitions == 5
+
+
+class _CountReadBeforeAnotherGrow(AIOKafkaAdminClient):
+    """An admin client whose first partition count of a topic is read just before another
+    admin grows it to ``other``: the race two admin runs (or a lagging broker's metadata) make."""
+
+    def __init__(self, other: int, **kw) -> None:
+        super().__init__(**kw)
+        self.other, self.armed = other, False
+
+    async def describe_topics(self, topics=None):
+        described = await super().describe_topics(topics)
+        if self.armed:
+            self.armed = False
+            await self.create_partitions({t: NewPartitions(total_count=self.other) for t in topics})
+        return described
+
+
+def test_a_grow_refused_as_not_an_increase_is_nothing_to_do_when_another_grew_the_topic(stack) -> None:
+    name = f"legco.test.race-{uuid.uuid4().hex[:8]}"
+
+    async def run() -> tuple[dict[str, tuple[int, int]], int]:
+        admin = _CountReadBeforeAnotherGrow(5, bootstrap_servers=stack.env["KAFKA_BOOTSTRAP"])
+        await admin.start()
+        try:
+            await admin.create_topics([NewTopic(name, num_partitions=2, replication_factor=1)])
+            await shown_with(admin, name, 2)
+            admin.armed = True
+            grown = await grow_partitions(admin, {name: 3}, {name})  # reads 2, the broker has 5
+            assert not admin.armed
+            described = await admin.describe_topics([name])
+            await admin.delete_topics([name])
+            return grown, len(described[0]["partitions"])
+        finally:
+            await admin.close()
+
+    grown, partitions = asyncio.run(run())
+    assert grown == {} and partitions == 5

@@ -5,7 +5,10 @@
   N = ``settings.page_overlap_tokens`` (200); a page is never split.  Page furniture
   (page numbers such as ``- 3 -``, footers, stamps, running headers) is stripped first, as
   for the question strategy (:func:`services.splitter.preprocess.strip_furniture`), so a
-  paragraph running across a page break reads on without the footer in its middle.  Pages
+  paragraph running across a page break reads on without the footer in its middle.  The text
+  is normalised as the question strategy's (:func:`shared.textnorm.normalize_text`: HK
+  private-use characters, Kangxi radicals, ligatures, soft hyphens), so what is shown is what
+  is searched.  Pages
   without text (blank pages) produce no chunk, and the overlap is taken from the nearest
   page that has text.  Overlaps are cut on character boundaries (no U+FFFD).
   ``page_start``/``page_end``/``source_page_range`` (``"3-4"``): the chunk's page, widened
@@ -26,6 +29,7 @@ from services.splitter.tokens import count_tokens, head_text, tail_text
 from services.splitter.windows import token_windows
 from shared.models import Chunk, ParsedDocument
 from shared.settings import Settings
+from shared.textnorm import normalize_text
 
 # page-number-only pages ("3", "- 3 -", "E-3") carry no content
 _TRIVIAL_PAGE = re.compile(r"[\s\-–—_.·•()（）\[\]0-9A-Za-z]{0,6}")
@@ -60,13 +64,14 @@ class TokenStrategy:
 
     def chunk(self, doc: ParsedDocument) -> StrategyResult:
         """Chunk ``doc``; never raises for empty documents (returns no chunks + a note)."""
-        chunks = self._pdf_chunks(doc) if doc.file_type == "pdf" else self._window_chunks(doc.full_text())
+        chunks = (self._pdf_chunks(doc) if doc.file_type == "pdf"
+                  else self._window_chunks(normalize_text(doc.full_text())))
         notes = [] if chunks else ["document has no text: no chunks"]
         return StrategyResult(chunks=chunks, strategy_used="token", notes=notes)
 
     def _pdf_chunks(self, doc: ParsedDocument) -> list[Chunk]:
         n = self.settings.page_overlap_tokens
-        pages = [(p.page_number, t) for p, t in zip(doc.pages, strip_furniture(doc), strict=True)
+        pages = [(p.page_number, normalize_text(t)) for p, t in zip(doc.pages, strip_furniture(doc), strict=True)
                  if has_content(t)]
         chunks: list[Chunk] = []
         for i, (number, own) in enumerate(pages):

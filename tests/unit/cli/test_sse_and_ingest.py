@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -182,8 +183,12 @@ def test_ask_prints_answer_and_absolute_pdf_urls(monkeypatch, capsys):
 def test_docs_json_and_http_error(monkeypatch, capsys):
     listing = {"documents": [{"document_id": "d", "filename": "E.pdf", "status": "indexed", "stage": "indexed",
                               "strategy": "question", "strategy_used": "question", "chunk_count": 18,
-                              "page_count": 13, "upload_date": "2024-01-01T00:00:00+00:00"}],
-               "total_documents": 1, "total_chunks": 18}
+                              "page_count": 13, "upload_date": "2024-01-01T00:00:00+00:00",
+                              "department": "transport", "visibility": "department"},
+                             {"document_id": "s", "filename": "FAQ.pdf", "status": "indexed", "stage": "indexed",
+                              "strategy": "token", "chunk_count": 2, "department": "default",
+                              "visibility": "shared"}],
+               "total_documents": 2, "total_chunks": 20}
     status = {"code": 200}
     monkeypatch.setattr(api, "make_client", lambda url, settings=None: httpx.AsyncClient(
         base_url=url, transport=httpx.MockTransport(
@@ -192,7 +197,11 @@ def test_docs_json_and_http_error(monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out) == listing
     assert main(["docs"]) == 0
     out = capsys.readouterr().out
-    assert "E.pdf" in out and "18" in out and "1 documents, 18 chunks" in out
+    assert "E.pdf" in out and "18" in out and "2 documents, 20 chunks" in out
+    cells = [[c.strip() for c in re.split("[│┃]", line)] for line in out.splitlines() if re.search("[│┃]", line)]
+    rows = {c[0]: c for c in cells}
+    assert rows["filename"][1] == "department"
+    assert rows["E.pdf"][1] == "transport" and rows["FAQ.pdf"][1] == "shared"
     status["code"] = 503
     assert main(["docs"]) == 1
     assert capsys.readouterr().err == "error: 503 boom\n"

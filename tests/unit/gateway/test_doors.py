@@ -332,3 +332,25 @@ def test_newest_keeps_the_latest_entries_newest_first() -> None:
     for minute in (5, 1, 9, 3, 7):
         n.add(AuditEvent(ts=f"2026-05-01T12:0{minute}:00+00:00", action="delete", target=str(minute), result="ok"))
     assert [e.target for e in n.entries()] == ["9", "7", "5"]
+
+
+def test_another_departments_document_is_a_404_and_an_audited_denial(gw: Gateway) -> None:
+    admin, member = client(gw), client(gw, MEMBER)
+    theirs = admin.post("/api/v1/ingest", params={"department": "dept-b"},
+                        files={"file": ("theirs.txt", b"dept-b's paper", "text/plain")}).json()["document_id"]
+    missing = "0" * 32
+    before = len(audit_of(gw).events)
+    for path in (f"/api/v1/documents/{theirs}", f"/api/v1/documents/{theirs}/pages/1.pdf",
+                 f"/api/v1/chunks/{theirs}_0"):
+        got, made_up = member.get(path), member.get(path.replace(theirs, missing))
+        assert got.status_code == made_up.status_code == 404 and got.json() == made_up.json(), path
+    assert member.delete(f"/api/v1/chunks/{theirs}_0").status_code == 404
+    assert member.delete(f"/api/v1/documents/{theirs}").status_code == 404
+    denied = audit_of(gw).events[before:]
+    # one entry per request for the existing document, none for the made-up id
+    assert [(e.action, e.key_prefix, e.department, e.result) for e in denied] == \
+        [("denied", "1b1b1b1b", "dept-a", "404")] * 5
+    assert [e.target for e in denied] == [
+        f"GET /api/v1/documents/{theirs}", f"GET /api/v1/documents/{theirs}/pages/1.pdf",
+        f"GET /api/v1/chunks/{theirs}_0", f"DELETE /api/v1/chunks/{theirs}_0", f"DELETE /api/v1/documents/{theirs}"]
+    assert all("department dept-b" in e.detail for e in denied)

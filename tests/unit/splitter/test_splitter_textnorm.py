@@ -19,3 +19,13 @@ def test_map_back_to_source():
 
 def test_collapse_cjk_spaces():
     assert collapse_cjk_spaces("新 發 展 區 約 615 公頃") == "新發展區約 615 公頃"
+
+
+def test_kangxi_radicals_and_ligatures_fold_to_what_they_stand_for():
+    # Chromium writes Kangxi radicals into browser-printed PDFs' text layer (⽴ U+2F74 for 立)
+    assert normalize_text("⽴法會⼤廈 ⺟") == "立法會大廈 母"
+    assert normalize_text("ﬁle ﬀect ﬂow") == "file ffect flow"
+    text, src = normalize_with_map("aﬁb")
+    assert text == "afib" and src == [0, 1, 1, 2]
+    # the ideographs themselves, other radicals-supplement forms and CJK compatibility ideographs stay
+    assert normalize_text("立 ⺀ 豈") == "立 ⺀ 豈"

@@ -154,3 +154,14 @@ def test_empty_document(settings):
 def test_unknown_strategy(settings):
     with pytest.raises(ValueError):
         split_document(_doc("txt", ["x"]), "paragraph", settings)
+
+
+def test_token_chunks_show_normalised_text(settings):
+    # a page's text layer with a private-use 邨 (U+E473), Kangxi radicals, a ligature and a soft hyphen
+    page = "公共屋\ue473的⽴法會文件。\nThe ﬁrst sub\u00adcontractor."
+    for kind in ("pdf", "txt"):
+        cs = split_document(_doc(kind, [page, page]), "token", settings)
+        assert cs.chunks
+        for c in cs.chunks:
+            assert "公共屋邨的立法會文件。" in c.text and "The first subcontractor." in c.text, c.text
+            assert not any("\ue000" <= ch <= "\uf8ff" or "\u2f00" <= ch <= "\u2fdf" for ch in c.text)

@@ -12,11 +12,11 @@ from typing import Annotated
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from services.gateway import audit
-from services.gateway.access import NO_CHUNK, NO_PAGE, can_read, check_can_modify, visible
-from services.gateway.api.deps import DocumentIdDep, ReadableDocumentDep, ScopeDep, StateDep
+from services.gateway.access import NO_CHUNK, NO_PAGE, can_read, check_can_modify
+from services.gateway.api.deps import DocumentIdDep, ReadableDocumentDep, ScopeDep, StateDep, visible_to
 from services.gateway.api.plain_errors import plain_errors_route
 from services.gateway.auth.principal import CallerDep, MemberDep
 from services.gateway.content_search import UNAVAILABLE, documents_containing
@@ -80,14 +80,14 @@ async def list_chunks(state: StateDep, rec: ReadableDocumentDep) -> ChunkListRes
 
 
 @router.get("/chunks/{chunk_id}", response_model=ChunkInfo)
-async def get_chunk(state: StateDep, caller: CallerDep, chunk_id: str) -> ChunkInfo:
+async def get_chunk(state: StateDep, caller: CallerDep, chunk_id: str, request: Request) -> ChunkInfo:
     """One chunk by id (``{document_id}_{chunk_index}``), as in the document's chunk list, with
     its ``highlights`` (what the viewer marks on the page). 404 when the chunk or its document
     is unknown or another department's."""
     doc_id, _, index = chunk_id.rpartition("_")
     if not storage.valid_document_id(doc_id) or not index.isdigit():
         raise HTTPException(404, NO_CHUNK)
-    if visible(caller, state.registry.get(doc_id)) is None:
+    if await visible_to(state, caller, doc_id, request) is None:
         raise HTTPException(404, NO_CHUNK)
     got = await asyncio.to_thread(state.vectors.get_ids, [chunk_id])
     if not got["ids"]:
@@ -108,13 +108,13 @@ async def remove_document(state: StateDep, caller: MemberDep, rec: ReadableDocum
 
 
 @router.delete("/chunks/{chunk_id}", response_model=DeleteResponse)
-async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str) -> DeleteResponse:
+async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str, request: Request) -> DeleteResponse:
     """Delete one chunk by id (``{document_id}_{chunk_index}``). 404 when the chunk or its
     document is unknown or another department's; 403 as for deleting its document."""
     doc_id, _, index = chunk_id.rpartition("_")
     if not storage.valid_document_id(doc_id) or not index.isdigit():
         raise HTTPException(404, NO_CHUNK)
-    rec = visible(caller, state.registry.get(doc_id))
+    rec = await visible_to(state, caller, doc_id, request)
     if rec is None:
         raise HTTPException(404, NO_CHUNK)
     got = await asyncio.to_thread(state.vectors.get_ids, [chunk_id])
@@ -131,10 +131,11 @@ async def remove_chunk(state: StateDep, caller: MemberDep, chunk_id: str) -> Del
 
 @router.get("/documents/{document_id}/pages/{page_number}.pdf", response_class=Response,
             responses={200: {"content": {"application/pdf": {}}}})
-async def page_pdf(state: StateDep, caller: CallerDep, document_id: DocumentIdDep, page_number: int) -> Response:
+async def page_pdf(state: StateDep, caller: CallerDep, document_id: DocumentIdDep, page_number: int,
+                   request: Request) -> Response:
     """The original page ``page_number`` (1-based) of a PDF document as a one-page PDF (404 when
     the page, or the document, is unknown or another department's)."""
-    rec = visible(caller, state.registry.get(document_id))
+    rec = await visible_to(state, caller, document_id, request)
     if rec is None or page_number < 1:
         raise HTTPException(404, NO_PAGE)
     try:
