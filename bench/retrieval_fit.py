@@ -32,11 +32,13 @@ import pickle
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from _common import CORPUS, ROOT, floats, load_note, table
 
+import numpy as np
 from abstention import load_scoped
 
 from cli.eval_corpus import load_queries
@@ -65,6 +67,15 @@ class CachedEmbedder:
         if text not in self.known:
             self.known[text] = list(await self.client.embed_query(text))
         return self.known[text]
+
+    async def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """The query vectors of ``texts`` as float32 rows ``(len(texts), d)``, in order, the
+        uncached ones in one request (what the query service's ``QuestionVectors`` calls)."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self.known]
+        if todo:
+            for t, v in zip(todo, await self.client.embed_queries(todo), strict=True):
+                self.known[t] = [float(x) for x in v]
+        return np.asarray([self.known[t] for t in texts], dtype=np.float32)
 
 
 @dataclass

@@ -106,6 +106,10 @@ class ReadWriteLock:
         self._writing = False
         self._writers_waiting = 0
 
+    def __reduce__(self) -> tuple[type[ReadWriteLock], tuple[()]]:
+        """Pickled as a new, unheld lock (``bench/retrieval_fit.py --cache`` saves a gazetteer)."""
+        return (ReadWriteLock, ())
+
     @contextmanager
     def reading(self) -> Iterator[None]:
         """Hold the lock for reading."""

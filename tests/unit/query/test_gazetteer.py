@@ -114,3 +114,21 @@ def test_finish_reports_the_matched_entity_of_the_named_paper_only():
     assert [h.source.chunk_id for h in hits] == ["d1_1", "d2_1"]
     assert hits[0].source.matched_entity == ["hsk"]
     assert hits[1].source.matched_entity == []
+
+
+def test_a_keyword_snapshot_pickles_with_a_new_unheld_lock():
+    """``bench/retrieval_fit.py --cache`` saves the gathered candidates, whose keyword scores hold
+    the snapshot's chunk index; its read-write lock is pickled as a new, unheld lock."""
+    import pickle
+
+    index = KeywordIndex(Lexicon({}, {}))
+    index.load([("d1_0", HSK, {"document_id": "d1", "chunk_index": 0, "lang": "zh"}),
+                ("d2_0", STT, {"document_id": "d2", "chunk_index": 0, "lang": "zh"})])
+    before = index.snapshot
+    with before.index.lock.reading():  # held while pickled: the copy's lock is still free
+        after = pickle.loads(pickle.dumps(before))
+    with after.index.lock.writing():
+        pass
+    assert after.ids == before.ids
+    question = "When will the Tuen Ma Line station at HSK open?"
+    assert after.gazetteer.matches(question, ["d1", "d2"])["d1"].share == 1.0
