@@ -7,7 +7,7 @@ running stack's Chroma and embedder, within one department (``--department``: it
 build the keyword index, the gazetteer and the language means, as ``bench/abstention.py`` does).
 Each question's candidates are gathered once; every combination of the grid
 (``--entity-weights``, ``--miss-weights``, ``--min-named``, ``--qa-priors``,
-``--translation-weights``) then re-scores them exactly as ``retrieve`` would. With
+``--translation-weights``, ``--cross-language-bonuses``) then re-scores them exactly as ``retrieve`` would. With
 ``--gather-translated`` English questions are gathered with dense query translation (its
 embedding and its candidates, ``query_translation``), so translation weights above 0 can be tried;
 the report gives ``rank_candidates``' median time per query. The fit set is the unseen calibration half plus the corpus
@@ -196,6 +196,8 @@ def main() -> None:
     ap.add_argument("--qa-priors", default="0.04,0.1")
     ap.add_argument("--translation-weights", default="0",
                     help="dense query translation weights (gather with --gather-translated to try > 0)")
+    ap.add_argument("--cross-language-bonuses", default=None,
+                    help="scores added to a chunk in the other language (default: the setting only)")
     ap.add_argument("--gather-translated", action="store_true",
                     help="gather with dense query translation (its embedding and its candidates)")
     ap.add_argument("--cache", type=Path, default=None, help="pickle of the gathered candidates (reused if present)")
@@ -220,21 +222,24 @@ def main() -> None:
     k, dup = s.query_top_k, s.query_duplicate_threshold
     fit = [c for c in cases if "split:calibration" in c.groups or "set:corpus-calibration" in c.groups]
     scored = []
+    bonuses = floats(a.cross_language_bonuses) if a.cross_language_bonuses else [base.cross_language_bonus]
     for mn in floats(a.min_named):
         rematch(cases, gazetteer, mn)
-        for e, miss, prior, dt in itertools.product(floats(a.entity_weights), floats(a.miss_weights),
-                                                    floats(a.qa_priors), floats(a.translation_weights)):
+        for e, miss, prior, dt, xl in itertools.product(floats(a.entity_weights), floats(a.miss_weights),
+                                                        floats(a.qa_priors), floats(a.translation_weights),
+                                                        bonuses):
             p = replace(base, entity_weight=e, entity_miss_weight=miss, qa_prior=prior, entity_min_named=mn,
-                        translation_weight=dt)
+                        translation_weight=dt, cross_language_bonus=xl)
             m = metrics(fit, ranks(fit, p, k, dup))["all"]
-            scored.append((-(m[2] + m[1]), e - miss + abs(prior - base.qa_prior) + dt, p))
-            print(f"  entity {e} miss {miss} min_named {mn} qa_prior {prior} translation {dt}: "
-                  f"fit set R@1 {m[1]:.3f} R@3 {m[2]:.3f}",
+            scored.append((-(m[2] + m[1]), e - miss + abs(prior - base.qa_prior) + dt + xl, p))
+            print(f"  entity {e} miss {miss} min_named {mn} qa_prior {prior} translation {dt} "
+                  f"cross-language {xl}: fit set R@1 {m[1]:.3f} R@3 {m[2]:.3f}",
                   flush=True)
     best = min(scored, key=lambda t: (t[0], t[1]))[2]
     print(f"chosen: QUERY_ENTITY_WEIGHT={best.entity_weight} QUERY_ENTITY_MISS_WEIGHT={best.entity_miss_weight} "
           f"QUERY_ENTITY_MIN_NAMED={best.entity_min_named} QUERY_QA_PRIOR={best.qa_prior} "
-          f"QUERY_TRANSLATION_WEIGHT={best.translation_weight}")
+          f"QUERY_TRANSLATION_WEIGHT={best.translation_weight} "
+          f"QUERY_CROSS_LANGUAGE_BONUS={best.cross_language_bonus}")
     rematch(cases, gazetteer, base.entity_min_named)
     before = metrics(cases, ranks(cases, base, k, dup))
     rematch(cases, gazetteer, best.entity_min_named)

@@ -105,10 +105,10 @@ async def llm_answer_tokens(settings: Settings, question: str, sources: list[Sou
 
 
 def evidence_of(hits: list[Hit], terms: list[QueryTerm], params: CoverageParams) -> list[SourceEvidence]:
-    """The coverage signals of ``hits`` (best first): score without its entity-match part, question
+    """The coverage signals of ``hits`` (best first): score without its ranking-only part, question
     line and — for the first ``params.sources``, the ones the decision reads — the term share of
     ``terms`` in the passage's search text (0 for the others)."""
-    return [SourceEvidence(h.source.score - h.entity_bonus, h.question,
+    return [SourceEvidence(h.source.score - h.ranking_bonus, h.question,
                            term_share(terms, set(document_tokens(chunk_search_form(h.text))))
                            if n < params.sources and terms else 0.0)
             for n, h in enumerate(hits)]

@@ -22,7 +22,7 @@ from services.query.query_translation import translate_question
 from services.query.question_vectors import QuestionVectors
 from services.query.reflow import reflow
 from services.query.renditions import Ranked, collapse
-from services.query.scoring import Candidate, ScoringParams, score_candidates
+from services.query.scoring import Candidate, ScoringParams, crosses_language, score_candidates
 from services.query.vector_cache import VectorCache
 from shared.api import MatchedBy, Rendition, Source
 from shared.chunkview import chunk_view, page_pdf_of
@@ -40,16 +40,18 @@ EMBED_QUERY_CHARS = 512
 class Hit(NamedTuple):
     """One retrieved passage: the ``Source``, its full stored text, its keyword score (0..1,
     ``keyword_index``) and, for a Q&A pair, the question-line similarity (cosine after
-    language-bias removal; ``None`` for other chunks) and the part of the score that came from
-    the entity match (cosine units: ``entity_weight·entity`` plus ``entity_miss_weight`` when the
-    question names another paper). The coverage decision reads the question line and the score
-    without the entity part: naming a paper says which paper, not that it answers."""
+    language-bias removal; ``None`` for other chunks) and the part of the score that only ranks
+    (cosine units: ``entity_weight·entity``, plus ``entity_miss_weight`` when the question names
+    another paper, plus ``cross_language_bonus`` when the chunk is in the other language). The
+    coverage decision reads the question line and the score without that part: naming a paper
+    says which paper, not that it answers, and the language offset only evens out e5's
+    preference for the question's own language."""
 
     source: Source
     text: str
     keyword: float = 0.0
     question: float | None = None
-    entity_bonus: float = 0.0
+    ranking_bonus: float = 0.0
 
 
 @lru_cache(maxsize=4096)
@@ -437,6 +439,8 @@ def finish(stage: Stage, params: ScoringParams, k: int, texts: Mapping[str, str]
         entity = list(match.terms) if match is not None and match.share > 0 else []
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
         bonus = params.entity_weight * best.entity + (params.entity_miss_weight if best.entity_miss else 0.0)
+        if params.cross_language_bonus and crosses_language(best.meta, stage.lang):
+            bonus += params.cross_language_bonus
         out.append(Hit(to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also, entity),
                        r.text, best.keyword, best.question, bonus))
     return out

@@ -10,6 +10,7 @@ For a query vector ``q`` in language ``lq`` and a chunk with vector ``p`` in lan
     score   += w_k·keyword   (keyword: BM25 with dictionary translation, 0..1, ``keyword_index``)
     score   += w_e·entity    (entity: share of the best document's entity match, 0..1, ``gazetteer``)
     score   += w_m           when the question names a paper and not this one (w_m <= 0)
+    score   += w_x           when the chunk's language is not the question's (w_x >= 0)
     score   -= 1   when the chunk has fewer than min_content_chars non-space characters
 
 With dense query translation (``translation_weight``, ``query_translation``) the question's
@@ -67,7 +68,9 @@ class ScoringParams:
     ``entity_miss_weight`` w_m added when the question names another paper (cosine units);
     ``entity_min_named``: how strong a match names a paper (``gazetteer.Gazetteer.matches``);
     ``min_content_chars``: shorter chunks sink; ``debias``: subtract language means;
-    ``translation_weight`` w_t: share of the translation's similarity in ``dense`` (0: off).
+    ``translation_weight`` w_t: share of the translation's similarity in ``dense`` (0: off);
+    ``cross_language_bonus`` w_x added to a chunk in another language than the question's
+    (cosine units; ranking only, ``retrieve.Hit.ranking_bonus``).
 
     No defaults here: the values are the ``QUERY_*`` settings (``from_settings``), so they are
     written down once, in ``shared/settings.py``."""
@@ -81,6 +84,7 @@ class ScoringParams:
     entity_miss_weight: float
     entity_min_named: float
     translation_weight: float = 0.0
+    cross_language_bonus: float = 0.0
 
     @classmethod
     def from_settings(cls, s: Settings | None = None, **overrides: Any) -> ScoringParams:
@@ -91,7 +95,8 @@ class ScoringParams:
                            debias=s.query_language_debias, entity_weight=s.query_entity_weight,
                            entity_miss_weight=s.query_entity_miss_weight,
                            entity_min_named=s.query_entity_min_named,
-                           translation_weight=s.query_translation_weight), **overrides)
+                           translation_weight=s.query_translation_weight,
+                           cross_language_bonus=s.query_cross_language_bonus), **overrides)
 
 
 def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.ndarray],
@@ -130,11 +135,20 @@ def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.nda
         c.score += params.keyword_weight * c.keyword + params.entity_weight * c.entity
         if c.entity_miss:
             c.score += params.entity_miss_weight
+        if params.cross_language_bonus and crosses_language(c.meta, query_lang):
+            c.score += params.cross_language_bonus
         chars = c.meta.get("content_chars")
         if isinstance(chars, int) and chars < params.min_content_chars:
             c.score -= 1.0
     _assign_matched_by(candidates)
     return sorted(candidates, key=lambda c: -c.score)
+
+
+def crosses_language(meta: dict[str, Any], query_lang: str) -> bool:
+    """Whether a chunk (its metadata's ``lang``) is in another language than the question's
+    (``"zh"``/``"en"``); a chunk or question without a language is not."""
+    lang = str(meta.get("lang", "") or "")
+    return bool(lang and query_lang and lang != query_lang)
 
 
 def _centred(vectors: list[Any], langs: list[str], means: dict[str, np.ndarray]) -> np.ndarray:

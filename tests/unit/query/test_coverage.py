@@ -109,7 +109,7 @@ def test_covered_gives_the_direct_answer_and_does_not_repeat_the_sources():
 def test_the_entity_match_part_of_a_score_is_no_evidence_of_an_answer():
     """A question naming a paper ranks that paper's passages first, but naming it is not an
     answer: coverage reads the score without its entity-match part."""
-    named = hit("a", 0.55)._replace(entity_bonus=0.3)
+    named = hit("a", 0.55)._replace(ranking_bonus=0.3)
     [ev_named] = evidence_of([named], [], PARAMS)
     [ev_plain] = evidence_of([hit("a", 0.25)], [], PARAMS)
     assert ev_named.score == pytest.approx(ev_plain.score) and ev_named.terms == ev_plain.terms

@@ -94,7 +94,8 @@ def reference_scores(query, lang, means, candidates, p, translation=None):
         if c.meta.get("chunk_kind") == "qa" and c.question_vector is not None:
             question = q @ debias(c.question_vector, mu)
             score = (1 - p.question_weight) * dense + p.question_weight * question + p.qa_prior
-        out[c.chunk_id] = score + p.keyword_weight * c.keyword
+        other = p.cross_language_bonus if c.meta["lang"] != lang else 0.0
+        out[c.chunk_id] = score + p.keyword_weight * c.keyword + other
     return out
 
 
@@ -114,3 +115,33 @@ def test_scoring_every_candidate_at_once_gives_the_scores_of_one_at_a_time():
     got = score_candidates(query, "en", means, cands, p, translation)
     assert [c.chunk_id for c in got] == sorted(want, key=lambda cid: -want[cid])
     assert all(abs(c.score - want[c.chunk_id]) < 1e-12 for c in got)
+
+
+def test_cross_language_bonus_lifts_the_other_language_and_stays_out_of_coverage():
+    """e5 keeps a residual preference for the question's own language after centring: a Chinese
+    question's English answer scored just below a Chinese neighbour. The bonus
+    (QUERY_CROSS_LANGUAGE_BONUS) is added to chunks in the other language only, and
+    ``retrieve.finish`` reports it as ranking-only, so the "not covered" evidence is the same."""
+    from services.query.answer import evidence_of
+    from services.query.coverage import CoverageParams
+    from services.query.keyword_index import KeywordHits
+    from services.query.retrieve import Stage, finish
+
+    q = vec(TOPIC_A, 0.2 * TOPIC_B)
+    english = cand("en-a", vec(TOPIC_A, 0.6 * TOPIC_B), "en", document_id="en")
+    chinese = cand("zh-b", vec(TOPIC_A, 0.4 * TOPIC_B), "zh", document_id="zh")
+    off = score_candidates(q, "zh", {}, [english, chinese], params(cross_language_bonus=0.0))
+    assert [c.chunk_id for c in off] == ["zh-b", "en-a"]
+    before = {c.chunk_id: c.score for c in off}  # scored in place: keep the values
+    assert 0 < before["zh-b"] - before["en-a"] < 0.1
+    on = score_candidates(q, "zh", {}, [english, chinese], params(cross_language_bonus=0.1))
+    assert [c.chunk_id for c in on] == ["en-a", "zh-b"]
+    assert abs(on[0].score - (before["en-a"] + 0.1)) < 1e-12 and on[1].score == before["zh-b"]
+    assert params().cross_language_bonus == Settings().query_cross_language_bonus > 0
+
+    stage = Stage(q, "zh", {}, [english, chinese], "", KeywordHits({}, {}), {})
+    hits = finish(stage, params(cross_language_bonus=0.1), 2, {"en-a": "text " * 20, "zh-b": "文字" * 20})
+    assert [h.source.chunk_id for h in hits] == ["en-a", "zh-b"]
+    assert [round(h.ranking_bonus, 6) for h in hits] == [0.1, 0.0]
+    evidence = evidence_of(hits, [], CoverageParams.from_settings(Settings()))
+    assert abs(evidence[0].score - before["en-a"]) < 1e-3  # without the bonus (sources round to 4 places)
