@@ -8,6 +8,7 @@ with its scanned pages listed."""
 from __future__ import annotations
 
 import re
+import time
 import uuid
 
 import httpx
@@ -17,6 +18,10 @@ from tests.conftest import FIXTURES, REAL
 from tests.e2e.helpers import upload, wait_terminal
 from tests.fake_vision import FakeVisionServer
 from tests.infra import OFFSET
+
+# seconds a new document may take to be searchable after `indexed` here (the product's figure is a
+# few seconds, bench/scale.py; this is a loaded CI machine's allowance)
+FOLLOW_S = 60.0
 
 B_PDF = FIXTURES / "B_古洞北粉嶺北新發展區概覽.pdf"
 E_PDF = FIXTURES / "E_基礎設施.pdf"
@@ -72,11 +77,19 @@ def test_scanned_pdf_without_vision_is_read_by_ocr_and_found(api):
     # page 1 reads "汽車交通運輸業總工會 ... 對於運輸及物流局 ... 網約車服務的規管細節": the OCR text holds it
     page1 = re.sub(r"\s+", "", next(c["text"] for c in cs if c["page_number"] == 1))
     assert "汽車交通運輸業總工會" in page1 and "網約車" in page1, page1[:300]
-    # a question written from page 1 finds the scanned paper in the top 3, next to the text paper
-    r = api.post("/api/v1/query", params={"department": dept},
-                 json={"question": "汽車交通運輸業總工會對網約車服務規管細節有何保留意見？", "top_k": 3})
-    assert r.status_code == 200, r.text
-    sources = r.json()["sources"][:3]
+    # a question written from page 1 finds the scanned paper in the top 3, next to the text paper.
+    # Asked until the query service has taken both documents in (it follows the index events; a
+    # loaded CI machine took longer than the product's few seconds once, and asked before that,
+    # the question is answered from what the service has: the text paper alone).
+    deadline = time.monotonic() + FOLLOW_S
+    while True:
+        r = api.post("/api/v1/query", params={"department": dept},
+                     json={"question": "汽車交通運輸業總工會對網約車服務規管細節有何保留意見？", "top_k": 3})
+        assert r.status_code == 200, r.text
+        sources = r.json()["sources"][:3]
+        if rec["document_id"] in {s["document_id"] for s in sources} or time.monotonic() > deadline:
+            break
+        time.sleep(2)
     assert rec["document_id"] in {s["document_id"] for s in sources}, sources
     hit = next(s for s in sources if s["document_id"] == rec["document_id"])
     assert meta(hit, "ocr") is True
