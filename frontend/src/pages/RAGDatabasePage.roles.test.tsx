@@ -93,9 +93,11 @@ describe('RAG Database by role', () => {
         .toBeInTheDocument();
     }
     const filter = screen.getByRole('combobox', { name: /^Show department/ });
-    const options = within(filter).getAllByRole('option').map((o) => o.textContent);
-    // Departments seen in the list (and the admin's own), not the shared document's owner unless seen otherwise.
-    expect(options).toEqual(['All departments', 'default', 'hab', 'ops']);
+    const options = () => within(filter).getAllByRole('option').map((o) => o.textContent);
+    // Departments seen in the list (and the admin's own), not the shared document's owner unless
+    // seen otherwise. They are gathered after the list renders (an effect), so wait for them: a
+    // loaded CI machine read the options between the two renders once.
+    await waitFor(() => expect(options()).toEqual(['All departments', 'default', 'hab', 'ops']));
 
     await user.selectOptions(filter, 'hab');
     await waitFor(() => expect(screen.queryByRole('article', { name: 'own.pdf' })).not.toBeInTheDocument());
