@@ -22,7 +22,7 @@ from services.query.query_translation import translate_question
 from services.query.question_vectors import QuestionVectors
 from services.query.reflow import reflow
 from services.query.renditions import Ranked, collapse
-from services.query.scoring import Candidate, ScoringParams, crosses_language, score_candidates
+from services.query.scoring import Candidate, ScoringParams, score_candidates
 from services.query.vector_cache import VectorCache
 from shared.api import MatchedBy, Rendition, Source
 from shared.chunkview import chunk_view, page_pdf_of
@@ -438,11 +438,8 @@ def finish(stage: Stage, params: ScoringParams, k: int, texts: Mapping[str, str]
         match = stage.entities.get(str(c.meta.get("document_id", "")))
         entity = list(match.terms) if match is not None and match.share > 0 else []
         also = [to_rendition(d.chunk_id, d.meta) for d in r.duplicates]
-        bonus = params.entity_weight * best.entity + (params.entity_miss_weight if best.entity_miss else 0.0)
-        if params.cross_language_bonus and crosses_language(best.meta, stage.lang):
-            bonus += params.cross_language_bonus
         out.append(Hit(to_source(c.chunk_id, r.text, c.meta, best.score, best.matched_by, terms, also, entity),
-                       r.text, best.keyword, best.question, bonus))
+                       r.text, best.keyword, best.question, best.ranking_bonus))
     return out
 
 

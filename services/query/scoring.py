@@ -43,7 +43,8 @@ from shared.settings import Settings, get_settings
 class Candidate:
     """One chunk that may be returned: its stored text, metadata, chunk vector and (Q&A only)
     question-line vector; ``score``/``matched_by``/``dense``/``question`` are filled by
-    :func:`score_candidates`."""
+    :func:`score_candidates`, and ``ranking_bonus``: the part of ``score`` that only ranks (the
+    entity match and the cross-language bonus; cosine units)."""
 
     chunk_id: str
     text: str
@@ -56,6 +57,7 @@ class Candidate:
     keyword: float = 0.0
     entity: float = 0.0
     entity_miss: bool = False
+    ranking_bonus: float = 0.0
     matched_by: MatchedBy = "dense"
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -133,10 +135,13 @@ def score_candidates(query: np.ndarray, query_lang: str, means: dict[str, np.nda
             w = params.question_weight
             c.score = (1 - w) * c.dense + w * c.question + params.qa_prior
         c.score += params.keyword_weight * c.keyword + params.entity_weight * c.entity
+        c.ranking_bonus = params.entity_weight * c.entity
         if c.entity_miss:
             c.score += params.entity_miss_weight
+            c.ranking_bonus += params.entity_miss_weight
         if params.cross_language_bonus and crosses_language(c.meta, query_lang):
             c.score += params.cross_language_bonus
+            c.ranking_bonus += params.cross_language_bonus
         chars = c.meta.get("content_chars")
         if isinstance(chars, int) and chars < params.min_content_chars:
             c.score -= 1.0
